@@ -1,0 +1,67 @@
+/**
+ * A round's query-side generator as it ships inside the round, so the
+ * trainer, the evaluator and the worker all run the same one.
+ *
+ * Round 0 ships the n-gram extractor with the df of the item keywords it may
+ * emit (an n-gram no item carries can retrieve nothing). Later rounds ship a
+ * trained policy or name an LLM; each kind is versioned and an unknown kind
+ * or version is refused.
+ */
+import { EXTRACTOR_DEFAULTS, extractKeywords, segmentText } from "./extract.js";
+
+export const QUERY_GENERATOR_FORMAT = "cogr-query-generator";
+export const QUERY_GENERATOR_VERSION = 1;
+
+export interface ExtractorGeneratorSpec {
+  readonly format: typeof QUERY_GENERATOR_FORMAT;
+  readonly version: number;
+  readonly kind: "extractor";
+  readonly maxKeywords: number;
+  readonly maxNgram: number;
+  readonly itemCount: number;
+  /** Keyword → number of items whose keyword set holds it. */
+  readonly df: ReadonlyArray<readonly [string, number]>;
+}
+
+export interface LlmGeneratorSpec {
+  readonly format: typeof QUERY_GENERATOR_FORMAT;
+  readonly version: number;
+  readonly kind: "llm";
+  /** The served model name (vLLM's --served-model-name). */
+  readonly model: string;
+}
+
+export type QueryGeneratorSpec = ExtractorGeneratorSpec | LlmGeneratorSpec;
+
+/** A loaded CPU generator: query text → S_q (normalised, at most maxKeywords). */
+export type QueryGenerator = (query: string) => string[];
+
+export function extractorSpec(keywordDf: ReadonlyMap<string, number>, itemCount: number): ExtractorGeneratorSpec {
+  return {
+    format: QUERY_GENERATOR_FORMAT,
+    version: QUERY_GENERATOR_VERSION,
+    kind: "extractor",
+    maxKeywords: EXTRACTOR_DEFAULTS.maxKeywords,
+    maxNgram: EXTRACTOR_DEFAULTS.maxNgram,
+    itemCount,
+    df: [...keywordDf].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+  };
+}
+
+export function validateQueryGeneratorSpec(spec: unknown): QueryGeneratorSpec {
+  const s = spec as Partial<QueryGeneratorSpec> | null;
+  if (s?.format !== QUERY_GENERATOR_FORMAT) throw new Error(`not a ${QUERY_GENERATOR_FORMAT} artifact`);
+  if (s.version !== QUERY_GENERATOR_VERSION) {
+    throw new Error(`unsupported ${QUERY_GENERATOR_FORMAT} version ${String(s.version)} (this build reads ${QUERY_GENERATOR_VERSION})`);
+  }
+  if (s.kind !== "extractor" && s.kind !== "llm") throw new Error(`unknown query generator kind ${String(s.kind)}`);
+  return s as QueryGeneratorSpec;
+}
+
+/** The CPU generator of a spec, or null when the spec names an LLM. */
+export function loadQueryGenerator(spec: QueryGeneratorSpec): QueryGenerator | null {
+  if (spec.kind === "llm") return null;
+  const df = new Map(spec.df);
+  const opts = { maxKeywords: spec.maxKeywords, maxNgram: spec.maxNgram, minDf: 1 };
+  return (query) => extractKeywords(segmentText("name", query), df, spec.itemCount, opts);
+}

@@ -1,0 +1,128 @@
+/**
+ * Retrieval exactly as §2.1 defines it, then BM25 ranking.
+ *
+ *   I_ret(q) = { i : (S_q ∪ {q}) ∩ (S_i ∪ {i}) ≠ ∅ }
+ *
+ * Matching is on whole normalised keywords; ranking is BM25 over the words of
+ * those keywords. The function is pure over already fetched postings, so the
+ * in-memory index (trainer, eval) and the worker (D1/KV) share it and cannot
+ * disagree on a result.
+ */
+import { BM25_DEFAULTS, type Bm25Params, idf, termScore } from "./bm25.js";
+import { keywordWords, normalizeKeyword } from "./normalize.js";
+import type { WordPosting } from "./postings.js";
+
+export interface QueryPlan {
+  /** S_q ∪ {q}, normalised, distinct, sorted. */
+  readonly keywords: readonly string[];
+  /** The distinct words of those keywords, sorted: the BM25 query. */
+  readonly words: readonly string[];
+}
+
+export interface IndexStats {
+  readonly itemCount: number;
+  readonly avgLength: number;
+}
+
+export interface FetchedPostings {
+  readonly keywords: ReadonlyMap<string, Uint32Array>;
+  readonly words: ReadonlyMap<string, WordPosting>;
+}
+
+export interface Hit {
+  readonly item: number;
+  readonly score: number;
+}
+
+export interface SearchPage {
+  /** |I_ret(q)|. */
+  readonly total: number;
+  readonly hits: Hit[];
+}
+
+export interface PageOptions {
+  readonly limit?: number;
+  readonly offset?: number;
+  readonly params?: Bm25Params;
+}
+
+export function planQuery(generated: Iterable<string>, rawQuery: string): QueryPlan {
+  const kw = new Set<string>();
+  for (const g of generated) {
+    const k = normalizeKeyword(g);
+    if (k !== "") kw.add(k);
+  }
+  const q = normalizeKeyword(rawQuery);
+  if (q !== "") kw.add(q);
+  const keywords = [...kw].sort();
+  const words = [...new Set(keywords.flatMap(keywordWords))].sort();
+  return { keywords, words };
+}
+
+/** Sorted union of the keyword postings: the item ordinals of I_ret(q). */
+export function unionPostings(lists: Iterable<Uint32Array>): Uint32Array {
+  const parts = [...lists];
+  let size = 0;
+  for (const p of parts) size += p.length;
+  const all = new Uint32Array(size);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  if (parts.length > 1) all.sort();
+  let n = 0;
+  for (let j = 0; j < all.length; j++) {
+    if (n === 0 || all[j] !== all[n - 1]) all[n++] = all[j] as number;
+  }
+  return all.subarray(0, n);
+}
+
+/** BM25 scores of the candidates, words added in the plan's sorted order. */
+export function scoreCandidates(
+  candidates: Uint32Array,
+  words: readonly string[],
+  postings: ReadonlyMap<string, WordPosting>,
+  stats: IndexStats,
+  params: Bm25Params = BM25_DEFAULTS,
+): Float64Array {
+  const scores = new Float64Array(candidates.length);
+  if (candidates.length === 0) return scores;
+  for (const w of words) {
+    const p = postings.get(w);
+    if (!p || p.items.length === 0) continue;
+    const idfW = idf(stats.itemCount, p.items.length);
+    // Both lists are sorted: a linear merge visits each posting once.
+    let c = 0;
+    for (let j = 0; j < p.items.length && c < candidates.length; j++) {
+      const item = p.items[j] as number;
+      while (c < candidates.length && (candidates[c] as number) < item) c++;
+      if (c < candidates.length && candidates[c] === item) {
+        scores[c] = (scores[c] as number) + termScore(idfW, p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params);
+      }
+    }
+  }
+  return scores;
+}
+
+/** Ranks I_ret(q) by BM25, ties broken by item ordinal (= item id order), and returns one page. */
+export function executeQuery(plan: QueryPlan, fetched: FetchedPostings, stats: IndexStats, opts: PageOptions = {}): SearchPage {
+  const lists: Uint32Array[] = [];
+  for (const k of plan.keywords) {
+    const p = fetched.keywords.get(k);
+    if (p) lists.push(p);
+  }
+  const candidates = unionPostings(lists);
+  const scores = scoreCandidates(candidates, plan.words, fetched.words, stats, opts.params);
+  const order = new Uint32Array(candidates.length);
+  for (let j = 0; j < order.length; j++) order[j] = j;
+  order.sort((a, b) => (scores[b] as number) - (scores[a] as number) || (candidates[a] as number) - (candidates[b] as number));
+  const offset = opts.offset ?? 0;
+  const end = Math.min(order.length, offset + (opts.limit ?? Number.POSITIVE_INFINITY));
+  const hits: Hit[] = [];
+  for (let j = offset; j < end; j++) {
+    const c = order[j] as number;
+    hits.push({ item: candidates[c] as number, score: scores[c] as number });
+  }
+  return { total: candidates.length, hits };
+}

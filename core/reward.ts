@@ -1,0 +1,141 @@
+/**
+ * The two rewards of Phase 2 (§2.3).
+ *
+ * Query side, eq. 2.2: F1 of I_ret(q) against rel(q), 0 over budget.
+ * Item side, eq. 2.3: the change in Σ_q F1 when item i's reference keywords
+ * are replaced by a candidate S_i, −1 over budget, computed incrementally as
+ * App. B.3 describes from cached per-query counts, Q_ref(i) and the frozen
+ * query-side inverted index.
+ */
+
+import { getOrInsert } from "./collections.js";
+import { f1FromCounts } from "./metrics.js";
+import { normalizeKeyword } from "./normalize.js";
+
+export const REWARD_LIMITS = { kMax: 30 } as const;
+
+/** Eq. 2.2. `keywordCount` is |S_q| as generated (before adding q itself). */
+export function queryReward(keywordCount: number, nRet: number, nTp: number, nRel: number, kMax: number = REWARD_LIMITS.kMax): number {
+  return keywordCount > kMax ? 0 : f1FromCounts(nTp, nRet, nRel);
+}
+
+/** keyword → sorted ordinals of the sets that contain it. */
+export function postingsOf(sets: ReadonlyArray<readonly string[]>): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  sets.forEach((set, ordinal) => {
+    for (const k of set) {
+      const l = getOrInsert(out, k, (): number[] => []);
+      if (l[l.length - 1] !== ordinal) l.push(ordinal);
+    }
+  });
+  return out;
+}
+
+/** Ordinals matched by a keyword set through a keyword → ordinals index, deduplicated. */
+function matchedBy(keywords: Iterable<string>, index: ReadonlyMap<string, readonly number[]>, mark: Int32Array, epoch: number): number[] {
+  const out: number[] = [];
+  for (const k of keywords) {
+    const l = index.get(k);
+    if (!l) continue;
+    for (const o of l) {
+      if (mark[o] !== epoch) {
+        mark[o] = epoch;
+        out.push(o);
+      }
+    }
+  }
+  return out;
+}
+
+export interface ItemRewardInput {
+  /** Reference S_i ∪ {i} per item ordinal, normalised. */
+  readonly itemSets: ReadonlyArray<readonly string[]>;
+  /** Normalised item names ({i}), always part of a candidate set too. */
+  readonly itemNames: readonly string[];
+  /** Frozen S_q ∪ {q} per query ordinal (the queries of Q: training queries), normalised. */
+  readonly querySets: ReadonlyArray<readonly string[]>;
+  /** rel(q) per query ordinal, as item ordinals. */
+  readonly relevant: ReadonlyArray<ReadonlySet<number>>;
+}
+
+/**
+ * App. B.3: one context per item-side round. Construction runs retrieval
+ * once for every query; each `reward` call then costs one lookup against the
+ * frozen query index plus O(1) per affected query.
+ */
+export class ItemRewardContext {
+  readonly nRet: Int32Array;
+  readonly nTp: Int32Array;
+  readonly nRel: Int32Array;
+  private readonly queryIndex: Map<string, number[]>;
+  private readonly relQueries: Map<number, Set<number>>;
+  private readonly refMark: Int32Array;
+  private readonly candMark: Int32Array;
+  private epoch = 0;
+
+  constructor(private readonly input: ItemRewardInput) {
+    const nQ = input.querySets.length;
+    this.queryIndex = postingsOf(input.querySets);
+    this.nRet = new Int32Array(nQ);
+    this.nTp = new Int32Array(nQ);
+    this.nRel = new Int32Array(nQ);
+    this.relQueries = new Map();
+    input.relevant.forEach((rel, q) => {
+      this.nRel[q] = rel.size;
+      for (const i of rel) {
+        getOrInsert(this.relQueries, i, () => new Set<number>()).add(q);
+      }
+    });
+    // n_ret and n_tp under the reference index: each item adds itself to the queries of Q_ref(i).
+    this.refMark = new Int32Array(nQ);
+    this.candMark = new Int32Array(nQ);
+    input.itemSets.forEach((set, item) => {
+      const rel = this.relQueries.get(item);
+      for (const q of matchedBy(set, this.queryIndex, this.refMark, ++this.epoch)) {
+        this.nRet[q] = (this.nRet[q] as number) + 1;
+        if (rel?.has(q)) this.nTp[q] = (this.nTp[q] as number) + 1;
+      }
+    });
+  }
+
+  /** Σ_q F1_ref(q): R_old of eq. 2.3. */
+  referenceTotal(): number {
+    let s = 0;
+    for (let q = 0; q < this.nRet.length; q++) s += f1FromCounts(this.nTp[q] as number, this.nRet[q] as number, this.nRel[q] as number);
+    return s;
+  }
+
+  /** Eq. 2.3 for item `item` and candidate keywords S_i (raw; normalised here). */
+  reward(item: number, candidate: readonly string[], kMax: number = REWARD_LIMITS.kMax): number {
+    const cand = new Set<string>();
+    for (const k of candidate) {
+      const n = normalizeKeyword(k);
+      if (n !== "") cand.add(n);
+    }
+    if (cand.size > kMax) return -1;
+    const name = this.input.itemNames[item];
+    if (name) cand.add(name);
+    const epoch = ++this.epoch;
+    const qRef = matchedBy(this.input.itemSets[item] ?? [], this.queryIndex, this.refMark, epoch);
+    const qCand = matchedBy(cand, this.queryIndex, this.candMark, epoch);
+    const rel = this.relQueries.get(item);
+    let delta = 0;
+    for (const q of qCand) {
+      if (this.refMark[q] === epoch) continue; // retrieved before and after: unchanged
+      const r = rel?.has(q) ? 1 : 0;
+      const tp = this.nTp[q] as number;
+      const ret = this.nRet[q] as number;
+      const nRel = this.nRel[q] as number;
+      delta += f1FromCounts(tp + r, ret + 1, nRel) - f1FromCounts(tp, ret, nRel);
+    }
+    for (const q of qRef) {
+      if (this.candMark[q] === epoch) continue;
+      const r = rel?.has(q) ? 1 : 0;
+      const tp = this.nTp[q] as number;
+      const ret = this.nRet[q] as number;
+      const nRel = this.nRel[q] as number;
+      delta += f1FromCounts(tp - r, ret - 1, nRel) - f1FromCounts(tp, ret, nRel);
+    }
+    return delta;
+  }
+}

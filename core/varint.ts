@@ -1,0 +1,55 @@
+/**
+ * LEB128 unsigned varints. Postings are stored as delta-coded item ordinals,
+ * which are small, so most values fit in one byte.
+ */
+export class ByteWriter {
+  private buf: Uint8Array;
+  private len = 0;
+
+  constructor(initialBytes = 64) {
+    this.buf = new Uint8Array(initialBytes);
+  }
+
+  uint(value: number): void {
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) {
+      throw new RangeError(`varint out of range: ${value}`);
+    }
+    if (this.len + 5 > this.buf.length) {
+      const next = new Uint8Array(this.buf.length * 2 + 5);
+      next.set(this.buf.subarray(0, this.len));
+      this.buf = next;
+    }
+    let v = value;
+    while (v >= 0x80) {
+      this.buf[this.len++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[this.len++] = v;
+  }
+
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
+}
+
+export class ByteReader {
+  pos = 0;
+  constructor(private readonly bytes: Uint8Array) {}
+
+  uint(): number {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      if (this.pos >= this.bytes.length) throw new RangeError("truncated varint");
+      const byte = this.bytes[this.pos++] as number;
+      result += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return result;
+      shift += 7;
+      if (shift > 28) throw new RangeError("varint too long");
+    }
+  }
+
+  get done(): boolean {
+    return this.pos >= this.bytes.length;
+  }
+}

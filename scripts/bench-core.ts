@@ -1,0 +1,181 @@
+/**
+ * `npm run bench:core` (needs COGR_DATA): index build, per-query latency,
+ * incremental vs naive item reward, and two peers (MiniSearch, Orama) over
+ * the same keyword bags. A benchmark, not a test: it prints figures.
+ */
+import { performance } from "node:perf_hooks";
+import { create, insertMultiple, search as oramaSearch } from "@orama/orama";
+import MiniSearch from "minisearch";
+import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
+import { f1FromCounts } from "../core/metrics.js";
+import { keywordWords, normalizeKeyword } from "../core/normalize.js";
+import { loadQueryGenerator } from "../core/query-generator.js";
+import { planQuery, type QueryPlan } from "../core/retrieve.js";
+import { ItemRewardContext, postingsOf } from "../core/reward.js";
+import { dataDir, loadWands } from "../training/data/wands.js";
+import { toEvalQueries } from "../training/evaluate.js";
+import { buildRound0 } from "../training/round0.js";
+import { percentile, printTable, timeEach } from "./bench/stats.js";
+import { runCli } from "./cli.js";
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+const ms = (x: number) => `${x.toFixed(3)} ms`;
+const SEP = "\u0001";
+
+runCli(async () => {
+  const dataset = loadWands(dataDir());
+  const round = buildRound0(dataset);
+  const items = round.items;
+  const rows: Array<Record<string, string>> = [];
+
+  // Index build: time and memory.
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  const index = KeywordIndex.build(items);
+  const buildMs = performance.now() - t0;
+  gc();
+  const retained = process.memoryUsage().heapUsed - heap0;
+  rows.push({
+    measure: "index build",
+    value: `${buildMs.toFixed(0)} ms for ${index.itemCount} items, ${index.keywordPostings.size} keywords`,
+    note: `retained heap ${mb(retained)}, process peak RSS ${mb(process.resourceUsage().maxRSS * 1024)}`,
+  });
+
+  // Per-query latency over every query, with the round's query generator.
+  const generate = loadQueryGenerator(round.queryGenerator);
+  if (!generate) throw new Error("round 0 must ship a CPU generator");
+  const { queries } = toEvalQueries(dataset.queries, dataset.relevant, index);
+  const plans: QueryPlan[] = queries.map((q) => planQuery(generate(q.text), q.text));
+  let visited = 0;
+  for (const p of plans) {
+    const f = index.fetch(p);
+    for (const l of f.keywords.values()) visited += l.length;
+    for (const w of f.words.values()) visited += w.items.length;
+  }
+  const ours = await timeEach(plans, (p) => index.search(p));
+  const oursTotal = ours.reduce((a, b) => a + b, 0);
+  rows.push({
+    measure: "query: retrieve + rank (cogr core)",
+    value: `p50 ${ms(percentile(ours, 50))}, p99 ${ms(percentile(ours, 99))}`,
+    note: `${((oursTotal * 1e6) / visited).toFixed(1)} ns per posting visited (${visited} postings, ${plans.length} queries)`,
+  });
+
+  // Item reward: incremental (App. B.3) vs naive recomputation (rebuild and rerun every query).
+  const itemSets = items.map((it) => itemKeywordSet(it));
+  const names = items.map((it) => normalizeKeyword(it.name));
+  const train = new Set(round.split.train);
+  const trainQ = toEvalQueries(
+    dataset.queries.filter((q) => train.has(q.id)),
+    dataset.relevant,
+    index,
+  ).queries;
+  const querySets = trainQ.map((q) => planQuery(generate(q.text), q.text).keywords);
+  const relevant = trainQ.map((q) => q.relevant);
+  const ctx = new ItemRewardContext({ itemSets, itemNames: names, querySets, relevant });
+  const samples = Array.from({ length: 2000 }, (_, j) => {
+    const i = (j * 7919) % items.length;
+    const kws = items[i]?.keywords ?? [];
+    return { i, cand: j % 2 === 0 ? kws.slice(0, Math.max(1, kws.length - 3)) : [...kws, "chair", "table"] };
+  });
+  const inc = await timeEach(samples, (s) => ctx.reward(s.i, s.cand));
+  const incMean = inc.reduce((a, b) => a + b, 0) / inc.length;
+  const naive = (i: number, cand: readonly string[]) => {
+    const sets = itemSets.map((s, j) => (j === i ? itemKeywordSet({ name: items[i]?.name ?? "", keywords: cand }) : s));
+    const post = postingsOf(sets);
+    let total = 0;
+    querySets.forEach((qs, q) => {
+      const ret = new Set<number>();
+      for (const k of qs) for (const o of post.get(k) ?? []) ret.add(o);
+      let tp = 0;
+      for (const o of ret) if (relevant[q]?.has(o)) tp++;
+      total += f1FromCounts(tp, ret.size, relevant[q]?.size ?? 0);
+    });
+    return total;
+  };
+  const ref = ctx.referenceTotal();
+  const naiveSamples = samples.slice(0, 5);
+  const nv = await timeEach(naiveSamples, (s) => naive(s.i, s.cand));
+  const nvMean = nv.reduce((a, b) => a + b, 0) / nv.length;
+  const agree = naiveSamples.every((s) => Math.abs(naive(s.i, s.cand) - ref - ctx.reward(s.i, s.cand)) < 1e-9);
+  rows.push({
+    measure: "item reward (eq. 2.3)",
+    value: `incremental ${(incMean * 1000).toFixed(1)} µs, naive ${nvMean.toFixed(0)} ms`,
+    note: `${Math.round(nvMean / incMean).toLocaleString("en")}× faster; equal values: ${agree ? "yes" : "NO"} (${trainQ.length} training queries)`,
+  });
+
+  // Peers over the same bags: keyword match as a filter, BM25 (d = 0) over the words.
+  const docs = items.map((it, j) => {
+    const set = itemKeywordSet(it);
+    return { id: j, kw: set.join(SEP), kwList: set, bag: set.flatMap(keywordWords).join(" ") };
+  });
+  const ordinalOf = new Map(index.ids.map((id, j) => [id, j]));
+  const docOrdinal = items.map((it) => ordinalOf.get(it.id) as number);
+  const mini = new MiniSearch({
+    fields: ["kw", "bag"],
+    tokenize: (text, field) => (field === "kw" ? text.split(SEP) : text.split(" ")),
+    processTerm: (t) => t,
+  });
+  mini.addAll(docs);
+  const miniRun = (p: QueryPlan) => {
+    const cand = new Set(mini.search(p.keywords.join(SEP), { fields: ["kw"], tokenize: (s) => s.split(SEP) }).map((r) => r.id as number));
+    return mini
+      .search(p.words.join(" "), { fields: ["bag"], tokenize: (s) => s.split(" "), bm25: { k: 1.2, b: 0.75, d: 0 }, filter: (r) => cand.has(r.id as number) })
+      .map((r) => ({ id: r.id as number, score: r.score / r.queryTerms.length })) // undo MiniSearch's coordination factor
+      .sort((a, b) => b.score - a.score || (docOrdinal[a.id] as number) - (docOrdinal[b.id] as number));
+  };
+  const orama = create({
+    schema: { kw: "enum[]", bag: "string" } as const,
+    components: { tokenizer: { language: "english", normalizationCache: new Map(), tokenize: (raw: string) => raw.split(" ").filter((w) => w !== "") } },
+  });
+  await insertMultiple(
+    orama,
+    docs.map((d) => ({ id: String(d.id), kw: d.kwList, bag: d.bag })),
+    2000,
+  );
+  const oramaRun = async (p: QueryPlan) => {
+    const r = await oramaSearch(orama, {
+      term: p.words.join(" "),
+      properties: ["bag"],
+      where: { kw: { containsAny: [...p.keywords] } },
+      relevance: { k: 1.2, b: 0.75, d: 0 },
+      threshold: 1,
+      limit: 1_000_000,
+    });
+    return r.hits.map((h) => ({ id: Number(h.id), score: h.score }));
+  };
+  const oursTop = plans.map((p) => index.search(p, { limit: 100 }).hits.map((h) => h.item));
+  for (const [name, run] of [
+    ["MiniSearch 7.2 (BM25, d = 0; length = distinct terms)", miniRun],
+    ["Orama 3.1 (BM25, d = 0; prefix matching, its own idf)", oramaRun],
+  ] as const) {
+    const lat = await timeEach(plans, run);
+    let f1 = 0;
+    let overlap = 0;
+    let sameOrder = 0;
+    for (let q = 0; q < plans.length; q++) {
+      const res = (await run(plans[q] as QueryPlan)).map((r) => docOrdinal[r.id] as number);
+      const rel = queries[q]?.relevant ?? new Set<number>();
+      f1 += f1FromCounts(res.filter((o) => rel.has(o)).length, res.length, rel.size);
+      const top = res.slice(0, 100);
+      const mine = oursTop[q] ?? [];
+      const s = new Set(mine);
+      overlap += mine.length === 0 ? 1 : top.filter((o) => s.has(o)).length / Math.max(mine.length, top.length);
+      if (top.length === mine.length && top.every((o, j) => o === mine[j])) sameOrder++;
+    }
+    rows.push({
+      measure: `query: ${name}`,
+      value: `p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}`,
+      note: `F1 ${(f1 / plans.length).toFixed(4)}; top-100 overlap with ours ${((100 * overlap) / plans.length).toFixed(1)}%, identical order on ${sameOrder}/${plans.length} queries`,
+    });
+  }
+  let oursF1 = 0;
+  plans.forEach((p, q) => {
+    const page = index.search(p);
+    const rel = queries[q]?.relevant ?? new Set<number>();
+    oursF1 += f1FromCounts(page.hits.filter((h) => rel.has(h.item)).length, page.total, rel.size);
+  });
+  (rows[1] as Record<string, string>).note += `; F1 ${(oursF1 / plans.length).toFixed(4)}`;
+  printTable(rows);
+});

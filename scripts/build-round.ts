@@ -1,0 +1,27 @@
+/** `npm run build-round -- --round 0 [--seed S] [--dev-queries N]`: writes artifacts/rounds/0/. */
+import { performance } from "node:perf_hooks";
+import { dataDir, loadWands } from "../training/data/wands.js";
+import { writeRound } from "../training/round-artifact.js";
+import { buildRound0 } from "../training/round0.js";
+import { intOption, parseCli, runCli, UsageError } from "./cli.js";
+
+const USAGE = "npm run build-round -- --round 0 [--seed S] [--dev-queries N]";
+
+runCli(() => {
+  const args = parseCli({ round: { type: "string" }, seed: { type: "string" }, "dev-queries": { type: "string" } }, USAGE);
+  const round = intOption("round", args.round, -1);
+  if (round !== 0) throw new UsageError(`only --round 0 is built here; later rounds come from \`npm run train\`\nusage: ${USAGE}`);
+  const t0 = performance.now();
+  const dataset = loadWands(dataDir());
+  const content = buildRound0(dataset, {
+    seed: intOption("seed", args.seed, 42),
+    devQueries: intOption("dev-queries", args["dev-queries"], 50),
+  });
+  const dir = writeRound(content);
+  const s = dataset.labelStats;
+  console.log(
+    `round 0 → ${dir}: ${content.index.itemCount} items, ${content.index.keywordPostings.size} keywords, ` +
+      `${content.split.train.length}/${content.split.dev.length} train/dev queries; ` +
+      `${s.droppedMissingProduct} of ${s.rows} labels dropped (product absent); ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+});

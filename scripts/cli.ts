@@ -1,0 +1,34 @@
+/**
+ * Shared CLI plumbing: argument parsing with node:util's parseArgs and one
+ * rule for failures — a one-line message on stderr and a non-zero exit, never
+ * a stack trace.
+ */
+import { type ParseArgsConfig, parseArgs } from "node:util";
+
+export class UsageError extends Error {}
+
+export function parseCli<T extends NonNullable<ParseArgsConfig["options"]>>(options: T, usage: string) {
+  try {
+    return parseArgs({ options, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\nusage: ${usage}`);
+  }
+}
+
+export function intOption(name: string, value: string | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (!/^-?[0-9]+$/.test(value) || Number(value) < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** Runs a CLI entry point: any error becomes one line on stderr and exit code 2 (1 for usage). */
+export function runCli(main: () => Promise<void> | void): void {
+  Promise.resolve()
+    .then(main)
+    .catch((e: unknown) => {
+      const msg = e instanceof Error ? e.message : String(e);
+      process.stderr.write(`error: ${msg.split("\n")[0]}\n`);
+      if (e instanceof UsageError && msg.includes("\n")) process.stderr.write(`${msg.split("\n").slice(1).join("\n")}\n`);
+      process.exitCode = e instanceof UsageError ? 1 : 2;
+    });
+}

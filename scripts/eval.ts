@@ -1,0 +1,104 @@
+/**
+ * `npm run eval -- --method bm25|keywords [--round N] [--split dev|train]
+ *                  [--queries FILE --labels FILE] [--json]`
+ */
+import { performance } from "node:perf_hooks";
+import type { MetricSummary } from "../core/metrics.js";
+import { loadQueryGenerator } from "../core/query-generator.js";
+import { dataDir, loadLabels, loadQueries, loadWands, type Query } from "../training/data/wands.js";
+import { buildTextIndex, evaluateBm25, evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
+import { readRound } from "../training/round-artifact.js";
+import { intOption, parseCli, runCli, UsageError } from "./cli.js";
+
+const USAGE = "npm run eval -- --method bm25|keywords [--round N] [--split dev|train] [--queries FILE --labels FILE] [--json]";
+
+function row(s: MetricSummary) {
+  return {
+    "mrr@100": s.at[100].mrr,
+    "ndcg@100": s.at[100].ndcg,
+    "p@100": s.at[100].p,
+    "r@100": s.at[100].r,
+    "f1@100": s.at[100].f1,
+    p: s.p,
+    r: s.r,
+    f1: s.f1,
+  };
+}
+
+runCli(() => {
+  const args = parseCli(
+    {
+      method: { type: "string" },
+      round: { type: "string" },
+      split: { type: "string" },
+      queries: { type: "string" },
+      labels: { type: "string" },
+      json: { type: "boolean" },
+    },
+    USAGE,
+  );
+  if (args.method !== "bm25" && args.method !== "keywords") throw new UsageError(`--method must be bm25 or keywords\nusage: ${USAGE}`);
+  const split = args.split ?? "dev";
+  if (split !== "dev" && split !== "train") throw new UsageError(`--split must be dev or train, got ${JSON.stringify(split)}`);
+  if ((args.queries === undefined) !== (args.labels === undefined)) throw new UsageError("--queries and --labels go together");
+  const roundNo = intOption("round", args.round, 0);
+  const t0 = performance.now();
+  const dataset = loadWands(dataDir());
+  // The split comes from the round so every method is measured on the same queries.
+  const round = readRound(roundNo);
+  const byId = new Map(dataset.queries.map((q) => [q.id, q]));
+  const pick = (ids: readonly string[]) => ids.map((id) => byId.get(id)).filter((q): q is Query => q !== undefined);
+
+  let evalQueries: readonly Query[];
+  let relevant = dataset.relevant;
+  let tuneQueries: readonly Query[];
+  let label: string;
+  if (args.queries !== undefined && args.labels !== undefined) {
+    evalQueries = loadQueries(args.queries);
+    relevant = loadLabels(args.labels, new Set(dataset.products.map((p) => p.id))).relevant;
+    const given = new Set(evalQueries.map((q) => q.id));
+    tuneQueries = dataset.queries.filter((q) => !given.has(q.id));
+    label = args.queries;
+  } else {
+    evalQueries = pick(split === "dev" ? round.manifest.split.dev : round.manifest.split.train);
+    tuneQueries = pick(round.manifest.split.train);
+    label = split;
+  }
+
+  let summary: MetricSummary;
+  let extra = "";
+  if (args.method === "keywords") {
+    const generate = loadQueryGenerator(round.queryGenerator);
+    if (!generate) throw new Error(`round ${roundNo}'s query generator is an LLM (${round.queryGenerator.kind}); evaluate it with the verl backend`);
+    const { queries, leftOut } = toEvalQueries(evalQueries, relevant, round.index);
+    summary = evaluateKeywords(round.index, generate, queries, leftOut);
+  } else {
+    const text = buildTextIndex(dataset.products);
+    const tune = toEvalQueries(tuneQueries, dataset.relevant, text).queries;
+    const { queries, leftOut } = toEvalQueries(evalQueries, relevant, text);
+    const r = evaluateBm25(text, tune, queries, leftOut);
+    summary = r.summary;
+    extra = `, cutoff ${r.cutoff} tuned on ${tune.length} training queries`;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const metrics = row(summary);
+  if (args.json) {
+    console.log(
+      JSON.stringify({
+        ...metrics,
+        queries: summary.queries,
+        leftOut: summary.leftOut,
+        method: args.method,
+        round: args.method === "keywords" ? roundNo : null,
+        split: label,
+      }),
+    );
+    return;
+  }
+  const head = ["method", ...Object.keys(metrics), "queries"];
+  const cells = [args.method === "keywords" ? `keywords r${roundNo}` : "bm25", ...Object.values(metrics).map((v) => v.toFixed(4)), String(summary.queries)];
+  const width = head.map((h, j) => Math.max(h.length, (cells[j] as string).length));
+  console.log(head.map((h, j) => h.padStart(width[j] as number)).join("  "));
+  console.log(cells.map((c, j) => c.padStart(width[j] as number)).join("  "));
+  console.log(`${label}: ${summary.queries} queries, ${summary.leftOut} left out (no relevant item in the universe)${extra}; ${seconds.toFixed(1)} s`);
+});

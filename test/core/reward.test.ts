@@ -1,0 +1,62 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { itemKeywordSet } from "../../core/inverted-index.js";
+import { f1FromCounts } from "../../core/metrics.js";
+import { normalizeKeyword } from "../../core/normalize.js";
+import { ItemRewardContext, queryReward } from "../../core/reward.js";
+
+const VOCAB = ["a", "b", "c", "d", "e", "f", "g h", "i"];
+
+/** Σ_q F1 over all queries, retrieval recomputed from scratch (the naive eq. 2.3). */
+function totalF1(itemSets: string[][], querySets: string[][], relevant: Array<Set<number>>): number {
+  let s = 0;
+  querySets.forEach((qs, q) => {
+    const ret = itemSets.map((set, i) => (set.some((k) => qs.includes(k)) ? i : -1)).filter((i) => i >= 0);
+    const rel = relevant[q] ?? new Set<number>();
+    s += f1FromCounts(ret.filter((i) => rel.has(i)).length, ret.length, rel.size);
+  });
+  return s;
+}
+
+describe("query reward (eq. 2.2)", () => {
+  it("is F1, and 0 over the keyword budget", () => {
+    expect(queryReward(3, 4, 2, 4)).toBeCloseTo(0.5);
+    expect(queryReward(30, 4, 2, 4)).toBeCloseTo(0.5);
+    expect(queryReward(31, 4, 2, 4)).toBe(0);
+  });
+});
+
+describe("item reward (eq. 2.3, App. B.3)", () => {
+  const instance = fc.record({
+    items: fc.array(fc.record({ name: fc.constantFrom("x", "y", "a", ""), keywords: fc.subarray(VOCAB, { maxLength: 4 }) }), { minLength: 1, maxLength: 12 }),
+    queries: fc.array(fc.subarray(VOCAB, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 10 }),
+    rel: fc.array(fc.array(fc.nat(11), { maxLength: 6 }), { maxLength: 10 }),
+    target: fc.nat(11),
+    candidate: fc.subarray([...VOCAB, "z", "Y"], { maxLength: 5 }),
+  });
+
+  it("equals brute-force recomputation on random instances", () => {
+    fc.assert(
+      fc.property(instance, ({ items, queries, rel, target, candidate }) => {
+        const itemSets = items.map((it) => itemKeywordSet(it));
+        const names = items.map((it) => normalizeKeyword(it.name));
+        const relevant = queries.map((_, q) => new Set((rel[q] ?? []).filter((i) => i < items.length)));
+        const ctx = new ItemRewardContext({ itemSets, itemNames: names, querySets: queries, relevant });
+        const i = target % items.length;
+        const before = totalF1(itemSets, queries, relevant);
+        expect(ctx.referenceTotal()).toBeCloseTo(before, 12);
+        const replaced = itemSets.map((s, j) => (j === i ? itemKeywordSet({ name: items[i]?.name ?? "", keywords: candidate }) : s));
+        const expected = totalF1(replaced, queries, relevant) - before;
+        expect(ctx.reward(i, candidate)).toBeCloseTo(expected, 12);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("is −1 over the budget and 0 for the reference set itself", () => {
+    const ctx = new ItemRewardContext({ itemSets: [["a", "x"]], itemNames: ["x"], querySets: [["a"]], relevant: [new Set([0])] });
+    expect(ctx.reward(0, ["a"])).toBe(0);
+    expect(ctx.reward(0, ["a", "b", "c"], 2)).toBe(-1);
+    expect(ctx.reward(0, ["b"])).toBeCloseTo(-1); // the only relevant retrieval is lost: F1 1 → 0
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * The evaluation harness: the round's keyword index (§2.1 retrieval, BM25
+ * ranking, no cutoff) and the classical BM25 baseline (cutoff swept on the
+ * training queries, §4.1), both scored with core's metrics.
+ */
+import { KeywordIndex } from "../core/inverted-index.js";
+import { bestCutoff, type MetricSummary, macroAverage, type QueryMetrics, queryMetrics } from "../core/metrics.js";
+import { keywordWords, normalizeKeyword } from "../core/normalize.js";
+import type { QueryGenerator } from "../core/query-generator.js";
+import { planQuery } from "../core/retrieve.js";
+import type { Product, Query } from "./data/wands.js";
+
+export interface EvalQuery {
+  readonly text: string;
+  /** Relevant item ordinals in the index. */
+  readonly relevant: ReadonlySet<number>;
+}
+
+/** Maps queries' relevant product ids to index ordinals; queries without any are left out (and counted). */
+export function toEvalQueries(
+  queries: readonly Query[],
+  relevant: ReadonlyMap<string, ReadonlySet<string>>,
+  index: Pick<KeywordIndex, "ids">,
+): { queries: EvalQuery[]; leftOut: number } {
+  const ordinal = new Map(index.ids.map((id, j) => [id, j]));
+  const out: EvalQuery[] = [];
+  let leftOut = 0;
+  for (const q of queries) {
+    const rel = new Set<number>();
+    for (const id of relevant.get(q.id) ?? []) {
+      const o = ordinal.get(id);
+      if (o !== undefined) rel.add(o);
+    }
+    if (rel.size === 0) leftOut++;
+    else out.push({ text: q.text, relevant: rel });
+  }
+  return { queries: out, leftOut };
+}
+
+/** The keyword index: I_ret(q) is the retrieved set, ranked by BM25. */
+export function evaluateKeywords(index: KeywordIndex, generate: QueryGenerator, queries: readonly EvalQuery[], leftOut: number): MetricSummary {
+  const per: QueryMetrics[] = queries.map((q) => {
+    const page = index.search(planQuery(generate(q.text), q.text));
+    const ranked = page.hits.map((h) => h.item);
+    return queryMetrics(ranked, page.total, q.relevant);
+  });
+  return macroAverage(per, leftOut);
+}
+
+export function productText(p: Product): string {
+  return [p.name, p.class, p.category, p.description, ...p.features.map(([, v]) => v)].join(" ");
+}
+
+/** BM25 over the item text: every word is a keyword (so retrieval is an OR of the query words) and the bag is the text. */
+export function buildTextIndex(products: readonly Product[]): KeywordIndex {
+  return KeywordIndex.build(
+    products.map((p) => {
+      const bag = keywordWords(normalizeKeyword(productText(p)));
+      return { id: p.id, name: p.name, keywords: [...new Set(bag)], bag };
+    }),
+    { includeName: false },
+  );
+}
+
+function textRankings(index: KeywordIndex, queries: readonly EvalQuery[]): Array<{ ranked: number[]; relevant: ReadonlySet<number> }> {
+  return queries.map((q) => {
+    const words = keywordWords(normalizeKeyword(q.text));
+    const page = index.search(planQuery(words, ""));
+    return { ranked: page.hits.map((h) => h.item), relevant: q.relevant };
+  });
+}
+
+export interface Bm25Result {
+  readonly summary: MetricSummary;
+  readonly cutoff: number;
+}
+
+/** The paper's baseline protocol: the cutoff that maximises macro F1 on `tune`, applied to `evaluate`. */
+export function evaluateBm25(index: KeywordIndex, tune: readonly EvalQuery[], evaluate: readonly EvalQuery[], leftOut: number): Bm25Result {
+  const cutoff = bestCutoff(textRankings(index, tune), index.itemCount);
+  const per = textRankings(index, evaluate).map(({ ranked, relevant }) => queryMetrics(ranked, Math.min(cutoff, ranked.length), relevant));
+  return { summary: macroAverage(per, leftOut), cutoff };
+}

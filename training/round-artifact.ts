@@ -1,0 +1,138 @@
+/**
+ * The round artifact: everything `eval`, `publish` and the next training
+ * round need, in one folder `artifacts/rounds/N/`.
+ *
+ *   manifest.json         format, version, round, split, config, counts, checksums, metrics
+ *   items.jsonl           one item a line: id, name, class, category, keywords (S_i)
+ *   index.json            the serialised KeywordIndex (core's format)
+ *   query-generator.json  the round's query-side generator
+ *
+ * The manifest is written last, so a folder without one is an unfinished
+ * round. Loaders check every checksum and reject unknown versions.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { KeywordIndex, type SerializedIndex } from "../core/inverted-index.js";
+import { type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../core/query-generator.js";
+import type { Split } from "../core/split.js";
+
+export const ROUND_FORMAT = "cogr-round";
+export const ROUND_FORMAT_VERSION = 1;
+export const ROUND_FILES = { items: "items.jsonl", index: "index.json", queryGenerator: "query-generator.json" } as const;
+
+export interface RoundItem {
+  readonly id: string;
+  readonly name: string;
+  readonly class: string;
+  readonly category: string;
+  /** S_i, normalised, without the name (the index adds it). */
+  readonly keywords: readonly string[];
+}
+
+export interface RoundManifest {
+  readonly format: typeof ROUND_FORMAT;
+  readonly version: number;
+  readonly round: number;
+  readonly createdAt: string;
+  readonly split: Split;
+  readonly config: Record<string, unknown>;
+  readonly counts: { readonly items: number; readonly keywords: number; readonly words: number };
+  readonly checksums: Record<string, string>;
+  readonly metrics: Record<string, unknown>;
+}
+
+export interface Round {
+  readonly dir: string;
+  readonly manifest: RoundManifest;
+  readonly items: readonly RoundItem[];
+  readonly index: KeywordIndex;
+  readonly queryGenerator: QueryGeneratorSpec;
+}
+
+export class RoundError extends Error {}
+
+export function artifactsDir(): string {
+  return process.env.COGR_ARTIFACTS ?? "artifacts";
+}
+
+export function roundDir(round: number, root = artifactsDir()): string {
+  return join(root, "rounds", String(round));
+}
+
+const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
+
+export interface RoundContent {
+  readonly round: number;
+  readonly split: Split;
+  readonly config: Record<string, unknown>;
+  readonly items: readonly RoundItem[];
+  readonly index: KeywordIndex;
+  readonly queryGenerator: QueryGeneratorSpec;
+  readonly metrics?: Record<string, unknown>;
+}
+
+/** Writes into a temporary folder, then renames it into place: a crash leaves no half round. */
+export function writeRound(content: RoundContent, root = artifactsDir()): string {
+  const dir = roundDir(content.round, root);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  const files: Record<string, string> = {
+    [ROUND_FILES.items]: `${content.items.map((i) => JSON.stringify(i)).join("\n")}\n`,
+    [ROUND_FILES.index]: JSON.stringify(content.index.serialize()),
+    [ROUND_FILES.queryGenerator]: JSON.stringify(content.queryGenerator),
+  };
+  const checksums: Record<string, string> = {};
+  for (const [name, text] of Object.entries(files)) {
+    writeFileSync(join(tmp, name), text);
+    checksums[name] = sha256(text);
+  }
+  const manifest: RoundManifest = {
+    format: ROUND_FORMAT,
+    version: ROUND_FORMAT_VERSION,
+    round: content.round,
+    createdAt: new Date().toISOString(),
+    split: content.split,
+    config: content.config,
+    counts: {
+      items: content.index.itemCount,
+      keywords: content.index.keywordPostings.size,
+      words: content.index.wordPostings.size,
+    },
+    checksums,
+    metrics: content.metrics ?? {},
+  };
+  writeFileSync(join(tmp, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir);
+  return dir;
+}
+
+export function readManifest(dir: string): RoundManifest {
+  const path = join(dir, "manifest.json");
+  if (!existsSync(path)) throw new RoundError(`no round at ${dir} (missing manifest.json): run \`npm run build-round -- --round 0\``);
+  const m = JSON.parse(readFileSync(path, "utf8")) as Partial<RoundManifest>;
+  if (m.format !== ROUND_FORMAT) throw new RoundError(`${path}: not a ${ROUND_FORMAT} manifest`);
+  if (m.version !== ROUND_FORMAT_VERSION) {
+    throw new RoundError(`${path}: unsupported round format version ${String(m.version)} (this build reads ${ROUND_FORMAT_VERSION})`);
+  }
+  return m as RoundManifest;
+}
+
+export function readRound(round: number, root = artifactsDir()): Round {
+  const dir = roundDir(round, root);
+  const manifest = readManifest(dir);
+  const text = (name: string) => {
+    const t = readFileSync(join(dir, name), "utf8");
+    if (sha256(t) !== manifest.checksums[name]) throw new RoundError(`${join(dir, name)}: checksum mismatch`);
+    return t;
+  };
+  const items = text(ROUND_FILES.items)
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as RoundItem);
+  const index = KeywordIndex.deserialize(JSON.parse(text(ROUND_FILES.index)) as SerializedIndex);
+  const queryGenerator = validateQueryGeneratorSpec(JSON.parse(text(ROUND_FILES.queryGenerator)));
+  return { dir, manifest, items, index, queryGenerator };
+}

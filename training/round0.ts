@@ -1,0 +1,49 @@
+/**
+ * Round 0: base keywords without an LLM (the stand-in for Alg. 1's G_0).
+ * Items get the extractor's top-M n-grams; the query side ships the same
+ * extractor, limited to the keywords the item side emitted.
+ */
+import { EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies } from "../core/extract.js";
+import { KeywordIndex } from "../core/inverted-index.js";
+import { extractorSpec } from "../core/query-generator.js";
+import { type Split, splitQueries } from "../core/split.js";
+import type { Dataset } from "./data/wands.js";
+import type { RoundContent, RoundItem } from "./round-artifact.js";
+
+export interface Round0Options {
+  readonly seed?: number;
+  readonly devQueries?: number;
+}
+
+export function extractItemKeywords(dataset: Pick<Dataset, "products">): RoundItem[] {
+  const segments = dataset.products.map(itemSegments);
+  const df = ngramDocumentFrequencies(segments, EXTRACTOR_DEFAULTS.maxNgram);
+  const n = dataset.products.length;
+  return dataset.products.map((p, j) => ({
+    id: p.id,
+    name: p.name,
+    class: p.class,
+    category: p.category,
+    keywords: extractKeywords(segments[j] ?? [], df, n),
+  }));
+}
+
+export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundContent {
+  const split: Split = splitQueries(
+    dataset.queries.map((q) => q.id),
+    opts.seed,
+    opts.devQueries,
+  );
+  const items = extractItemKeywords(dataset);
+  const index = KeywordIndex.build(items);
+  const keywordDf = new Map<string, number>();
+  for (const [k, p] of index.keywordPostings) keywordDf.set(k, p.length);
+  return {
+    round: 0,
+    split,
+    config: { generator: "extractor", extractor: EXTRACTOR_DEFAULTS, data: dataset.dir, labelStats: dataset.labelStats },
+    items,
+    index,
+    queryGenerator: extractorSpec(keywordDf, index.itemCount),
+  };
+}
