@@ -29,6 +29,8 @@ export interface LlmGeneratorSpec {
   readonly kind: "llm";
   /** The served model name (vLLM's --served-model-name). */
   readonly model: string;
+  /** An embedded CPU policy to fall back on when the LLM cannot answer. */
+  readonly policy?: ExtractorGeneratorSpec;
 }
 
 export type QueryGeneratorSpec = ExtractorGeneratorSpec | LlmGeneratorSpec;
@@ -58,9 +60,9 @@ export function validateQueryGeneratorSpec(spec: unknown): QueryGeneratorSpec {
   return s as QueryGeneratorSpec;
 }
 
-/** The CPU generator of a spec, or null when the spec names an LLM. */
+/** The CPU generator of a spec (an LLM spec's embedded policy), or null when there is none. */
 export function loadQueryGenerator(spec: QueryGeneratorSpec): QueryGenerator | null {
-  if (spec.kind === "llm") return null;
+  if (spec.kind === "llm") return spec.policy ? loadQueryGenerator(spec.policy) : null;
   const df = new Map(spec.df);
   const opts = { maxKeywords: spec.maxKeywords, maxNgram: spec.maxNgram, minDf: 1 };
   return (query) => extractKeywords(segmentText("name", query), df, spec.itemCount, opts);

@@ -15,38 +15,18 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from "node:path";
 import { KeywordIndex, type SerializedIndex } from "../core/inverted-index.js";
 import { type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../core/query-generator.js";
+import { ROUND_FILES, ROUND_FORMAT, ROUND_FORMAT_VERSION, type RoundItem, type RoundManifest } from "../core/round-format.js";
 import type { Split } from "../core/split.js";
 
-export const ROUND_FORMAT = "cogr-round";
-export const ROUND_FORMAT_VERSION = 1;
-export const ROUND_FILES = { items: "items.jsonl", index: "index.json", queryGenerator: "query-generator.json" } as const;
-
-export interface RoundItem {
-  readonly id: string;
-  readonly name: string;
-  readonly class: string;
-  readonly category: string;
-  /** S_i, normalised, without the name (the index adds it). */
-  readonly keywords: readonly string[];
-}
-
-export interface RoundManifest {
-  readonly format: typeof ROUND_FORMAT;
-  readonly version: number;
-  readonly round: number;
-  readonly createdAt: string;
-  readonly split: Split;
-  readonly config: Record<string, unknown>;
-  readonly counts: { readonly items: number; readonly keywords: number; readonly words: number };
-  readonly checksums: Record<string, string>;
-  readonly metrics: Record<string, unknown>;
-}
+export { ROUND_FILES, ROUND_FORMAT, ROUND_FORMAT_VERSION, type RoundItem, type RoundManifest };
 
 export interface Round {
   readonly dir: string;
   readonly manifest: RoundManifest;
   readonly items: readonly RoundItem[];
   readonly index: KeywordIndex;
+  /** The index file as stored, for the publisher. */
+  readonly serializedIndex: SerializedIndex;
   readonly queryGenerator: QueryGeneratorSpec;
 }
 
@@ -132,7 +112,8 @@ export function readRound(round: number, root = artifactsDir()): Round {
     .split("\n")
     .filter((l) => l !== "")
     .map((l) => JSON.parse(l) as RoundItem);
-  const index = KeywordIndex.deserialize(JSON.parse(text(ROUND_FILES.index)) as SerializedIndex);
+  const serializedIndex = JSON.parse(text(ROUND_FILES.index)) as SerializedIndex;
+  const index = KeywordIndex.deserialize(serializedIndex);
   const queryGenerator = validateQueryGeneratorSpec(JSON.parse(text(ROUND_FILES.queryGenerator)));
-  return { dir, manifest, items, index, queryGenerator };
+  return { dir, manifest, items, index, serializedIndex, queryGenerator };
 }

@@ -1,0 +1,13 @@
+/** The rounds the workerd tests receive as a JSON binding (built in Node by worker-fixtures.ts). */
+import type { PublishInput } from "../../workers/publish/plan.js";
+
+export interface TestRounds {
+  /** Round 0 of the synthetic catalogue: extractor query generator. */
+  readonly synthetic0: PublishInput;
+  /** Round 1: the same index, with an LLM query generator and its embedded policy. */
+  readonly synthetic1: PublishInput;
+  /** WANDS round 0, when COGR_DATA is set. */
+  readonly wands0: PublishInput | null;
+  /** WANDS query strings for the equality test. */
+  readonly wandsQueries: string[];
+}

@@ -1,0 +1,49 @@
+/**
+ * Node-side preparation for the workerd tests: builds round artifacts (the
+ * synthetic catalogue always, WANDS when COGR_DATA is set) and hands them to
+ * the tests as JSON bindings, since code inside workerd cannot read files.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ExtractorGeneratorSpec, QUERY_GENERATOR_FORMAT, QUERY_GENERATOR_VERSION } from "../../core/query-generator.js";
+import { loadWands } from "../../training/data/wands.js";
+import { readRound, writeRound } from "../../training/round-artifact.js";
+import { buildRound0 } from "../../training/round0.js";
+import type { PublishInput } from "../../workers/publish/plan.js";
+import { wandsDir, writeSyntheticWands } from "../fixtures.js";
+import type { TestRounds } from "./test-rounds.js";
+
+function toInput(round: ReturnType<typeof readRound>): PublishInput {
+  return { manifest: round.manifest, items: round.items, index: round.serializedIndex, queryGenerator: round.queryGenerator };
+}
+
+export function buildTestRounds(): TestRounds {
+  const root = mkdtempSync(join(tmpdir(), "cogr-worker-rounds-"));
+  const synth = loadWands(writeSyntheticWands(150).dir);
+  writeRound(buildRound0(synth, { devQueries: 8 }), root);
+  const r0 = readRound(0, root);
+  const synthetic0 = toInput(r0);
+  const synthetic1: PublishInput = {
+    ...synthetic0,
+    manifest: { ...synthetic0.manifest, round: 1 },
+    queryGenerator: {
+      format: QUERY_GENERATOR_FORMAT,
+      version: QUERY_GENERATOR_VERSION,
+      kind: "llm",
+      model: "test-model",
+      policy: r0.queryGenerator as ExtractorGeneratorSpec,
+    },
+  };
+  const dir = wandsDir();
+  let wands0: PublishInput | null = null;
+  let wandsQueries: string[] = [];
+  if (dir) {
+    const data = loadWands(dir);
+    const wroot = mkdtempSync(join(tmpdir(), "cogr-worker-wands-"));
+    writeRound(buildRound0(data), wroot);
+    wands0 = toInput(readRound(0, wroot));
+    wandsQueries = data.queries.map((q) => q.text);
+  }
+  return { synthetic0, synthetic1, wands0, wandsQueries };
+}

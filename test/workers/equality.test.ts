@@ -1,0 +1,52 @@
+/**
+ * The worker and core must agree: the same query through GET /v1/search and
+ * through core's KeywordIndex on the same round gives the same ids, order
+ * and scores (bit for bit).
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { KeywordIndex } from "../../core/inverted-index.js";
+import { loadQueryGenerator } from "../../core/query-generator.js";
+import { planQuery } from "../../core/retrieve.js";
+import type { PublishInput } from "../../workers/publish/plan.js";
+import { getJson, publish } from "./helpers.js";
+
+type Answer = { total: number; keywords: string[]; results: Array<{ id: string; score: number }> };
+
+async function compare(input: PublishInput, queries: readonly string[], limit: number) {
+  expect(await publish(input)).toBe("published");
+  const index = KeywordIndex.deserialize(input.index);
+  const generate = loadQueryGenerator(input.queryGenerator);
+  if (!generate) throw new Error("test round needs a CPU generator");
+  let compared = 0;
+  for (const q of queries) {
+    const { res, body } = await getJson<Answer>(`/v1/search?q=${encodeURIComponent(q)}&limit=${limit}`);
+    expect(res.status, q).toBe(200);
+    const page = index.search(planQuery(generate(q), q), { limit });
+    expect(body.total, q).toBe(page.total);
+    expect(
+      body.results.map((r) => r.id),
+      q,
+    ).toEqual(page.hits.map((h) => index.ids[h.item]));
+    expect(
+      body.results.map((r) => r.score),
+      q,
+    ).toEqual(page.hits.map((h) => h.score));
+    compared += page.hits.length;
+  }
+  return compared;
+}
+
+describe("worker = core", () => {
+  it("on the synthetic round", async () => {
+    const queries = ["chair", "wood chair", "Velvet SOFA!", "grey rug", "lamp", "nothing like this", "bed", "glass table", "red", "metal lamp"];
+    expect(await compare(env.TEST_ROUNDS.synthetic0, queries, 100)).toBeGreaterThan(100);
+  });
+
+  it.skipIf(!env.TEST_ROUNDS.wands0)("on 150 WANDS queries (COGR_DATA)", async () => {
+    const wands = env.TEST_ROUNDS.wands0 as PublishInput;
+    const queries = env.TEST_ROUNDS.wandsQueries.filter((_, j) => j % 3 === 0).slice(0, 150);
+    expect(queries.length).toBe(150);
+    expect(await compare({ ...wands, manifest: { ...wands.manifest, round: 5 } }, queries, 100)).toBeGreaterThan(5000);
+  });
+});

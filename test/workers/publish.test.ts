@@ -1,0 +1,88 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { planPublish } from "../../workers/publish/plan.js";
+import { publishRound, unpublishRound } from "../../workers/publish/publisher.js";
+import type { PublishTarget, SqlDatabase } from "../../workers/publish/target.js";
+import { clearRoundCache } from "../../workers/search/catalog.js";
+import { ROLLOUT_KEY } from "../../workers/search/rollout.js";
+import { get, getJson, publish, target } from "./helpers.js";
+
+/** A target whose shard 2 fails after `n` statements (its DELETE counts as one): a publish killed midway. */
+function failingTarget(n: number): PublishTarget {
+  const t = target();
+  let left = n;
+  const failing = (db: SqlDatabase): SqlDatabase => ({
+    scalar: db.scalar,
+    async execute(statements) {
+      for (const s of statements) {
+        if (left-- <= 0) throw new Error("simulated crash");
+        await db.execute([s]);
+      }
+    },
+  });
+  return { ...t, shards: t.shards.map((s, j) => (j === 2 ? failing(s) : s)) };
+}
+
+const round1 = { ...env.TEST_ROUNDS.synthetic0, manifest: { ...env.TEST_ROUNDS.synthetic0.manifest, round: 1 } };
+
+describe("publishing", () => {
+  it("is atomic: an interrupted publish leaves the served round untouched, and a rerun completes it", async () => {
+    expect(await publish(env.TEST_ROUNDS.synthetic0)).toBe("published");
+    const before = (await getJson<{ round: number; results: Array<{ id: string }> }>("/v1/search?q=wood%20table&limit=20")).body;
+    expect(before.round).toBe(0);
+
+    await expect(publishRound(failingTarget(1), planPublish(round1, 4))).rejects.toThrow(/simulated crash/);
+    clearRoundCache();
+    const rounds = (await getJson<{ rounds: Array<{ round: number }> }>("/v1/rounds")).body.rounds.map((r) => r.round);
+    expect(rounds).toEqual([0]);
+    const during = (await getJson<{ round: number; results: Array<{ id: string }> }>("/v1/search?q=wood%20table&limit=20")).body;
+    expect(during).toMatchObject({ round: 0, results: before.results });
+
+    expect(await publish(round1)).toBe("published");
+    const after = (await getJson<{ round: number; results: Array<{ id: string }> }>("/v1/search?q=wood%20table&limit=20")).body;
+    expect(after.round).toBe(1);
+    expect(after.results).toEqual(before.results); // same index content
+    expect(await publish(round1)).toBe("unchanged");
+  });
+
+  it("refuses to overwrite a published round with other content", async () => {
+    const other = { ...round1, manifest: { ...round1.manifest, checksums: { ...round1.manifest.checksums, "index.json": "f".repeat(64) } } };
+    await expect(publish(other)).rejects.toThrow(/already published with other content/);
+  });
+
+  it("unpublishes only rounds no arm serves", async () => {
+    await expect(unpublishRound(target(), 1)).rejects.toThrow(/serving traffic/);
+    await env.CACHE.put(ROLLOUT_KEY, JSON.stringify({ arms: [{ round: 0, weight: 1 }] }));
+    await expect(unpublishRound(target(), 0)).rejects.toThrow(/serving traffic/);
+    await unpublishRound(target(), 1);
+    clearRoundCache();
+    const rounds = (await getJson<{ rounds: Array<{ round: number }> }>("/v1/rounds")).body.rounds.map((r) => r.round);
+    expect(rounds).toEqual([0]);
+    expect(Number(await env.SHARD_0?.prepare("SELECT COUNT(*) AS n FROM postings WHERE round = 1").first("n"))).toBe(0);
+    await expect(unpublishRound(target(), 7)).rejects.toThrow(/not published/);
+    await env.CACHE.delete(ROLLOUT_KEY);
+  });
+
+  it("buckets users across rollout arms stably", async () => {
+    expect(await publish(round1)).toBe("published");
+    await env.CACHE.put(
+      ROLLOUT_KEY,
+      JSON.stringify({
+        arms: [
+          { round: 0, weight: 50 },
+          { round: 1, weight: 50 },
+        ],
+      }),
+    );
+    const seen = new Map<string, number>();
+    for (let u = 0; u < 40; u++) {
+      const res = await get("/v1/search?q=lamp&limit=1", {}, { "x-cogr-user": `user-${u}` });
+      const r = ((await res.json()) as { round: number }).round;
+      seen.set(`user-${u}`, r);
+      const again = await get("/v1/search?q=lamp&limit=1", {}, { "x-cogr-user": `user-${u}` });
+      expect(((await again.json()) as { round: number }).round).toBe(r);
+    }
+    const arms = new Set(seen.values());
+    expect(arms).toEqual(new Set([0, 1]));
+  });
+});

@@ -1,0 +1,7 @@
+/** Runs before each workerd test file: the file's isolated D1 databases get the migrations wrangler would apply. */
+import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { shardDatabases } from "../../workers/search/bindings.js";
+
+await applyD1Migrations(env.CATALOG, env.TEST_MIGRATIONS.catalog);
+for (const shard of shardDatabases(env)) await applyD1Migrations(shard, env.TEST_MIGRATIONS.shard);

@@ -1,0 +1,50 @@
+/**
+ * The serving manifest: what the catalogue's `rounds` row holds for a
+ * published round, and what GET /v1/rounds shows. Versioned; the worker
+ * refuses a manifest of another version.
+ */
+import type { QueryGeneratorSpec } from "../../core/query-generator.js";
+
+export const SERVING_MANIFEST_FORMAT = "cogr-serving-manifest";
+export const SERVING_MANIFEST_VERSION = 1;
+
+export interface ServingManifest {
+  readonly format: typeof SERVING_MANIFEST_FORMAT;
+  readonly version: number;
+  readonly round: number;
+  /** sha-256 of the round's index file: part of every cache key, so a republished round never meets stale cache entries. */
+  readonly contentHash: string;
+  readonly createdAt: string;
+  readonly publishedAt: string;
+  readonly shardCount: number;
+  readonly stats: { readonly itemCount: number; readonly totalLength: number; readonly avgLength: number };
+  readonly counts: { readonly items: number; readonly keywords: number; readonly words: number; readonly postingsPerShard: readonly number[] };
+  readonly checksums: Readonly<Record<string, string>>;
+  readonly metrics: Readonly<Record<string, unknown>>;
+  readonly queryGenerator: { readonly kind: QueryGeneratorSpec["kind"]; readonly model?: string; readonly policy: boolean };
+  readonly split: { readonly seed: number; readonly train: number; readonly dev: number };
+}
+
+export function parseServingManifest(text: string): ServingManifest {
+  const m = JSON.parse(text) as Partial<ServingManifest>;
+  if (m.format !== SERVING_MANIFEST_FORMAT || m.version !== SERVING_MANIFEST_VERSION) {
+    throw new Error(`unsupported serving manifest ${String(m.format)} v${String(m.version)}`);
+  }
+  return m as ServingManifest;
+}
+
+/** The fields GET /v1/rounds may show. */
+export function publicManifest(m: ServingManifest) {
+  return {
+    round: m.round,
+    version: m.version,
+    createdAt: m.createdAt,
+    publishedAt: m.publishedAt,
+    items: m.counts.items,
+    keywords: m.counts.keywords,
+    shards: m.shardCount,
+    queryGenerator: m.queryGenerator,
+    metrics: m.metrics,
+    checksums: m.checksums,
+  };
+}

@@ -1,0 +1,33 @@
+/** The worker's bindings, typed in one place (see wrangler.toml). */
+export interface Env {
+  readonly CATALOG: D1Database;
+  readonly CACHE: KVNamespace;
+  readonly SHARD_COUNT: string;
+  /** OpenAI-compatible base URL of the vLLM server, e.g. http://host:8000/v1; empty disables the LLM. */
+  readonly LLM_BASE_URL?: string;
+  /** Secret (wrangler secret put LLM_API_KEY). */
+  readonly LLM_API_KEY?: string;
+  readonly LLM_TIMEOUT_MS?: string;
+  readonly ROUND_CACHE_TTL_MS?: string;
+  readonly [shard: `SHARD_${number}`]: D1Database | undefined;
+}
+
+export interface AppBindings {
+  Bindings: Env;
+}
+
+/** SHARD_0..SHARD_{S-1}; a missing binding is a deployment error. */
+export function shardDatabases(env: Env): D1Database[] {
+  const count = Number(env.SHARD_COUNT);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`SHARD_COUNT must be a positive integer, got ${env.SHARD_COUNT}`);
+  return Array.from({ length: count }, (_, s) => {
+    const db = env[`SHARD_${s}`];
+    if (!db) throw new Error(`binding SHARD_${s} is missing (SHARD_COUNT = ${count})`);
+    return db;
+  });
+}
+
+export function intVar(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
+}

@@ -1,0 +1,50 @@
+/**
+ * Builds each request's services from the bindings. The posting LRU lives at
+ * module scope: one per isolate, shared by its requests, with a fixed budget.
+ */
+import { createMiddleware } from "hono/factory";
+import { type Env, intVar, shardDatabases } from "../bindings.js";
+import { Catalog } from "../catalog.js";
+import type { KeywordDeps } from "../keywords.js";
+import { SERVING_LIMITS } from "../limits.js";
+import { D1IndexStore } from "../store/d1-store.js";
+import type { IndexStore } from "../store/index-store.js";
+import { KvCachedStore } from "../store/kv-store.js";
+import { LruCachedStore, newPostingLru } from "../store/lru-store.js";
+
+export const postingLru = newPostingLru();
+
+export interface Services {
+  readonly catalog: Catalog;
+  readonly store: IndexStore;
+  readonly keywordDeps: KeywordDeps;
+}
+
+export type ServicesEnv = { Bindings: Env; Variables: { services: Services } };
+
+function waitUntilOf(ctx: { waitUntil(p: Promise<unknown>): void } | undefined): (p: Promise<unknown>) => void {
+  return ctx ? (p) => ctx.waitUntil(p) : () => {};
+}
+
+export const services = createMiddleware<ServicesEnv>(async (c, next) => {
+  let ctx: ExecutionContext | undefined;
+  try {
+    ctx = c.executionCtx as ExecutionContext;
+  } catch {
+    ctx = undefined; // app.request() in tests has no execution context
+  }
+  const waitUntil = waitUntilOf(ctx);
+  const env = c.env;
+  c.set("services", {
+    catalog: new Catalog(env.CATALOG, intVar(env.ROUND_CACHE_TTL_MS, SERVING_LIMITS.roundCacheTtlMsDefault)),
+    store: new LruCachedStore(postingLru, new KvCachedStore(env.CACHE, new D1IndexStore(shardDatabases(env)), waitUntil)),
+    keywordDeps: {
+      kv: env.CACHE,
+      llmBaseUrl: env.LLM_BASE_URL || undefined,
+      llmApiKey: env.LLM_API_KEY,
+      llmTimeoutMs: intVar(env.LLM_TIMEOUT_MS, SERVING_LIMITS.llmTimeoutMsDefault),
+      waitUntil,
+    },
+  });
+  await next();
+});

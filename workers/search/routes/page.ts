@@ -1,0 +1,79 @@
+/**
+ * GET / — a small search page. Everything it shows is inserted with
+ * textContent, never as HTML, so query text and item names cannot inject markup.
+ */
+import { Hono } from "hono";
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>cogr-edge search</title>
+<style>
+  body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 46rem; padding: 0 1rem; color: #1d1d1f; }
+  form { display: flex; gap: .5rem; }
+  input[type=search] { flex: 1; font: inherit; padding: .5rem .7rem; border: 1px solid #bbb; border-radius: 6px; }
+  button { font: inherit; padding: .5rem 1rem; border-radius: 6px; border: 1px solid #888; background: #f4f4f4; cursor: pointer; }
+  #meta { color: #555; margin: 1rem 0 .3rem; }
+  .chip { display: inline-block; background: #e8eefc; color: #1a3d8f; border-radius: 999px; padding: .1rem .6rem; margin: .15rem .2rem .15rem 0; font-size: 13px; }
+  ol { padding-left: 1.6rem; }
+  li { margin: .45rem 0; }
+  .cls { color: #666; font-size: 13px; }
+  .score { color: #0a7a3c; font-variant-numeric: tabular-nums; font-size: 13px; margin-left: .4rem; }
+  #error { color: #b00020; }
+  nav { display: flex; gap: .5rem; margin-top: 1rem; }
+</style>
+</head>
+<body>
+<h1>cogr-edge</h1>
+<form id="form" action="/" method="get" role="search">
+  <input id="q" name="q" type="search" maxlength="256" placeholder="Search products, e.g. armchair" autofocus>
+  <button type="submit">Search</button>
+</form>
+<p id="meta"></p>
+<div id="chips" aria-label="query keywords"></div>
+<p id="error" role="alert"></p>
+<ol id="results"></ol>
+<nav><button id="prev" hidden>Previous</button><button id="next" hidden>Next</button></nav>
+<script>
+(function () {
+  var PAGE_SIZE = 20;
+  var params = new URLSearchParams(location.search);
+  var q = params.get("q") || "";
+  var offset = Math.max(0, parseInt(params.get("offset") || "0", 10) || 0);
+  var el = function (id) { return document.getElementById(id); };
+  el("q").value = q;
+  function text(tag, value, cls) { var n = document.createElement(tag); n.textContent = value; if (cls) n.className = cls; return n; }
+  function go(newOffset) { var p = new URLSearchParams({ q: q, offset: String(newOffset) }); location.search = p.toString(); }
+  el("prev").onclick = function () { go(Math.max(0, offset - PAGE_SIZE)); };
+  el("next").onclick = function () { go(offset + PAGE_SIZE); };
+  if (!q.trim()) return;
+  el("meta").textContent = "Searching…";
+  fetch("/v1/search?" + new URLSearchParams({ q: q, limit: String(PAGE_SIZE), offset: String(offset) }))
+    .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
+    .then(function (res) {
+      var b = res.body;
+      if (!res.ok) { el("meta").textContent = ""; el("error").textContent = (b.title || "Error") + ": " + (b.detail || ""); return; }
+      el("meta").textContent = b.total + " results · round " + b.round + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
+      b.keywords.forEach(function (k) { el("chips").appendChild(text("span", k, "chip")); });
+      b.results.forEach(function (r) {
+        var li = document.createElement("li");
+        li.appendChild(text("span", r.name, "name"));
+        li.appendChild(text("span", r.score.toFixed(3), "score"));
+        li.appendChild(document.createElement("br"));
+        li.appendChild(text("span", r.class, "cls"));
+        li.dataset.id = r.id;
+        el("results").appendChild(li);
+      });
+      el("results").start = offset + 1;
+      el("prev").hidden = offset === 0;
+      el("next").hidden = offset + b.results.length >= b.total;
+    })
+    .catch(function (e) { el("error").textContent = "Search failed: " + e.message; });
+})();
+</script>
+</body>
+</html>`;
+
+export const page = new Hono().get("/", (c) => c.html(PAGE));

@@ -1,0 +1,30 @@
+/**
+ * The catalogue database (CATALOG): rounds and their manifests, items.
+ * drizzle-kit turns this into migrations/catalog, which wrangler applies.
+ */
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** One row per round. Serving reads only state = 'published'; the row turns published last. */
+export const rounds = sqliteTable("rounds", {
+  round: integer("round").primaryKey(),
+  state: text("state", { enum: ["publishing", "published", "unpublishing"] }).notNull(),
+  /** The published manifest (JSON): format version, counts, checksums, stats, metrics. */
+  manifest: text("manifest").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+/** Items of a round, addressed by the ordinal postings use. */
+export const items = sqliteTable(
+  "items",
+  {
+    round: integer("round").notNull(),
+    ordinal: integer("ordinal").notNull(),
+    id: text("id").notNull(),
+    name: text("name").notNull(),
+    class: text("class").notNull(),
+    category: text("category").notNull(),
+    /** S_i as a JSON array. */
+    keywords: text("keywords").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.round, t.ordinal] }), index("items_round_id").on(t.round, t.id)],
+);

@@ -1,0 +1,58 @@
+/**
+ * A KV read-through cache in front of another store. Rounds are immutable
+ * and keys carry the round's content hash, so entries never need
+ * invalidation. Misses are written back after the response (waitUntil);
+ * absent postings are cached too, as an empty value. Values are base64 text
+ * because KV's bulk get (100 keys, one operation) returns text or JSON only.
+ */
+import { fromBase64, toBase64 } from "../../../core/base64.js";
+import { SERVING_LIMITS } from "../limits.js";
+import type { IndexStore, RoundRef } from "./index-store.js";
+
+const encoder = new TextEncoder();
+
+export function kvPostingKey(round: RoundRef, key: string): string | null {
+  const k = `p:${round.round}:${round.contentHash.slice(0, 16)}:${key}`;
+  return encoder.encode(k).length <= SERVING_LIMITS.kvKeyMaxBytes ? k : null;
+}
+
+export class KvCachedStore implements IndexStore {
+  constructor(
+    private readonly kv: KVNamespace,
+    private readonly inner: IndexStore,
+    private readonly waitUntil: (p: Promise<unknown>) => void,
+  ) {}
+
+  async postings(round: RoundRef, keys: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const out = new Map<string, Uint8Array>();
+    const kvKeys = new Map<string, string>();
+    const misses: string[] = [];
+    for (const k of new Set(keys)) {
+      const kk = kvPostingKey(round, k);
+      if (kk) kvKeys.set(kk, k);
+      else misses.push(k);
+    }
+    const all = [...kvKeys.keys()];
+    for (let j = 0; j < all.length; j += SERVING_LIMITS.kvBulkGetKeys) {
+      const chunk = all.slice(j, j + SERVING_LIMITS.kvBulkGetKeys);
+      const got = await this.kv.get(chunk, "text");
+      for (const kk of chunk) {
+        const v = got.get(kk);
+        const key = kvKeys.get(kk) as string;
+        if (v === null || v === undefined) misses.push(key);
+        else if (v !== "") out.set(key, fromBase64(v));
+      }
+    }
+    if (misses.length === 0) return out;
+    const fetched = await this.inner.postings(round, misses);
+    const writes: Promise<void>[] = [];
+    for (const k of misses) {
+      const v = fetched.get(k);
+      if (v) out.set(k, v);
+      const kk = kvPostingKey(round, k);
+      if (kk) writes.push(this.kv.put(kk, v ? toBase64(v) : ""));
+    }
+    this.waitUntil(Promise.all(writes).catch((e) => console.warn("KV write-back failed", e)));
+    return out;
+  }
+}
