@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { startFixtureServer } from "./test/support/fixture-server.js";
 import { startOpenAiTestServer } from "./test/support/openai-test-server.js";
 import { buildTestRounds } from "./test/support/worker-fixtures.js";
 
@@ -7,6 +8,7 @@ export default defineConfig(async () => {
   const runsWorkers = !process.argv.some((a) => /test\/(core|training|node)/.test(a));
   const rounds = runsWorkers ? buildTestRounds() : null;
   const llm = runsWorkers ? await startOpenAiTestServer() : null;
+  const fixtures = rounds ? await startFixtureServer({ rounds }) : "";
   const migrations = {
     catalog: await readD1Migrations("migrations/catalog"),
     shard: await readD1Migrations("migrations/shard"),
@@ -35,7 +37,7 @@ export default defineConfig(async () => {
                   ROUND_CACHE_TTL_MS: "0",
                   LLM_TIMEOUT_MS: "1500",
                   TEST_MIGRATIONS: migrations,
-                  TEST_ROUNDS: JSON.parse(JSON.stringify(rounds ?? {})),
+                  TEST_FIXTURES_URL: fixtures,
                   TEST_LLM_URL: llm?.url ?? "",
                 },
               },

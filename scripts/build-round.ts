@@ -15,7 +15,7 @@ runCli(() => {
   const dataset = loadWands(dataDir());
   const content = buildRound0(dataset, {
     seed: intOption("seed", args.seed, 42),
-    devQueries: intOption("dev-queries", args["dev-queries"], 50),
+    ...(args["dev-queries"] !== undefined ? { devQueries: intOption("dev-queries", args["dev-queries"], 50) } : {}),
   });
   const dir = writeRound(content);
   const s = dataset.labelStats;

@@ -6,7 +6,7 @@
 import { EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies } from "../core/extract.js";
 import { KeywordIndex } from "../core/inverted-index.js";
 import { extractorSpec } from "../core/query-generator.js";
-import { type Split, splitQueries } from "../core/split.js";
+import { SPLIT_DEFAULTS, type Split, splitQueries } from "../core/split.js";
 import type { Dataset } from "./data/wands.js";
 import type { RoundContent, RoundItem } from "./round-artifact.js";
 
@@ -29,11 +29,9 @@ export function extractItemKeywords(dataset: Pick<Dataset, "products">): RoundIt
 }
 
 export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundContent {
-  const split: Split = splitQueries(
-    dataset.queries.map((q) => q.id),
-    opts.seed,
-    opts.devQueries,
-  );
+  // 50 dev queries as in the paper (§3.1), but never more than a quarter of a small query set.
+  const ids = dataset.queries.map((q) => q.id);
+  const split: Split = splitQueries(ids, opts.seed, opts.devQueries ?? Math.min(SPLIT_DEFAULTS.devQueries, Math.floor(ids.length / 4)));
   const items = extractItemKeywords(dataset);
   const index = KeywordIndex.build(items);
   const keywordDf = new Map<string, number>();

@@ -1,6 +1,7 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { get, getJson, publish } from "./helpers.js";
+import { get, getJson, publish, testRounds } from "./helpers.js";
+
+const rounds = await testRounds();
 
 describe("before any round is published", () => {
   it("answers search with a 503 problem, and health with ok", async () => {
@@ -14,7 +15,7 @@ describe("before any round is published", () => {
 
 describe("the API over a published round", () => {
   beforeAll(async () => {
-    expect(await publish(env.TEST_ROUNDS.synthetic0)).toBe("published");
+    expect(await publish(rounds.synthetic0)).toBe("published");
   });
 
   it("searches end to end", async () => {

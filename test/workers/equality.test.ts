@@ -1,15 +1,11 @@
-/**
- * The worker and core must agree: the same query through GET /v1/search and
- * through core's KeywordIndex on the same round gives the same ids, order
- * and scores (bit for bit).
- */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { KeywordIndex } from "../../core/inverted-index.js";
 import { loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
 import type { PublishInput } from "../../workers/publish/plan.js";
-import { getJson, publish } from "./helpers.js";
+import { getJson, publish, testRounds } from "./helpers.js";
+
+const rounds = await testRounds();
 
 type Answer = { total: number; keywords: string[]; results: Array<{ id: string; score: number }> };
 
@@ -40,12 +36,12 @@ async function compare(input: PublishInput, queries: readonly string[], limit: n
 describe("worker = core", () => {
   it("on the synthetic round", async () => {
     const queries = ["chair", "wood chair", "Velvet SOFA!", "grey rug", "lamp", "nothing like this", "bed", "glass table", "red", "metal lamp"];
-    expect(await compare(env.TEST_ROUNDS.synthetic0, queries, 100)).toBeGreaterThan(100);
+    expect(await compare(rounds.synthetic0, queries, 100)).toBeGreaterThan(100);
   });
 
-  it.skipIf(!env.TEST_ROUNDS.wands0)("on 150 WANDS queries (COGR_DATA)", async () => {
-    const wands = env.TEST_ROUNDS.wands0 as PublishInput;
-    const queries = env.TEST_ROUNDS.wandsQueries.filter((_, j) => j % 3 === 0).slice(0, 150);
+  it.skipIf(!rounds.wands0)("on 150 WANDS queries (COGR_DATA)", async () => {
+    const wands = rounds.wands0 as PublishInput;
+    const queries = rounds.wandsQueries.filter((_, j) => j % 3 === 0).slice(0, 150);
     expect(queries.length).toBe(150);
     expect(await compare({ ...wands, manifest: { ...wands.manifest, round: 5 } }, queries, 100)).toBeGreaterThan(5000);
   });

@@ -6,6 +6,7 @@ import { d1Database, kvStore, type PublishTarget } from "../../workers/publish/t
 import { createApp } from "../../workers/search/app.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
 import { clearRoundCache } from "../../workers/search/catalog.js";
+import type { TestRounds } from "../support/test-rounds.js";
 
 export function target(): PublishTarget {
   return { catalog: d1Database(env.CATALOG), shards: shardDatabases(env).map(d1Database), kv: kvStore(env.CACHE) };
@@ -15,6 +16,14 @@ export async function publish(input: PublishInput, t: PublishTarget = target()) 
   const outcome = await publishRound(t, planPublish(input, Number(env.SHARD_COUNT)));
   clearRoundCache();
   return outcome;
+}
+
+let rounds: Promise<TestRounds> | null = null;
+
+/** The test rounds built in Node (test/support/worker-fixtures.ts), fetched once per test file. */
+export function testRounds(): Promise<TestRounds> {
+  rounds ??= fetch(`${env.TEST_FIXTURES_URL}/rounds.json`).then((r) => r.json() as Promise<TestRounds>);
+  return rounds;
 }
 
 const app = createApp();

@@ -13,9 +13,11 @@ import type { IndexStore, RoundRef } from "../../workers/search/store/index-stor
 import { KvCachedStore } from "../../workers/search/store/kv-store.js";
 import { LruCachedStore, newPostingLru } from "../../workers/search/store/lru-store.js";
 import { MemoryIndexStore } from "../../workers/search/store/memory-store.js";
-import { publish } from "./helpers.js";
+import { publish, testRounds } from "./helpers.js";
 
-const input = env.TEST_ROUNDS.synthetic0;
+const rounds = await testRounds();
+
+const input = rounds.synthetic0;
 const index = KeywordIndex.deserialize(input.index);
 const round: RoundRef = { round: 0, contentHash: input.manifest.checksums["index.json"] as string, shardCount: 4 };
 const pending: Promise<unknown>[] = [];

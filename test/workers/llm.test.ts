@@ -6,7 +6,9 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { parseKeywords } from "../../workers/search/keywords.js";
-import { getJson, publish } from "./helpers.js";
+import { getJson, publish, testRounds } from "./helpers.js";
+
+const rounds = await testRounds();
 
 type Answer = { round: number; keywords: string[]; keywordSource: string; total: number };
 const TEST_KEYWORDS = ["accent chair", "armchair", "wingback chair", "club chair"];
@@ -16,7 +18,7 @@ const fresh = (q: string) => `${q} ${++n}`;
 const llm = (mode: string) => ({ LLM_BASE_URL: `${env.TEST_LLM_URL}/${mode}/v1`, LLM_TIMEOUT_MS: "800" });
 
 beforeAll(async () => {
-  await publish(env.TEST_ROUNDS.synthetic1); // round 1: LLM generator "test-model" with an embedded policy
+  await publish(rounds.synthetic1); // round 1: LLM generator "test-model" with an embedded policy
 });
 
 describe("query keywords", () => {
@@ -53,7 +55,7 @@ describe("query keywords", () => {
   });
 
   it("fall back to the raw query when there is neither LLM nor policy", async () => {
-    const bare = { ...env.TEST_ROUNDS.synthetic1, manifest: { ...env.TEST_ROUNDS.synthetic1.manifest, round: 2 } };
+    const bare = { ...rounds.synthetic1, manifest: { ...rounds.synthetic1.manifest, round: 2 } };
     const { policy: _drop, ...noPolicy } = bare.queryGenerator as typeof bare.queryGenerator & { policy?: unknown };
     await publish({ ...bare, queryGenerator: noPolicy as typeof bare.queryGenerator });
     const { body } = await getJson<Answer>("/v1/search?q=wood%20chair", llm("error"));

@@ -5,7 +5,9 @@ import { publishRound, unpublishRound } from "../../workers/publish/publisher.js
 import type { PublishTarget, SqlDatabase } from "../../workers/publish/target.js";
 import { clearRoundCache } from "../../workers/search/catalog.js";
 import { ROLLOUT_KEY } from "../../workers/search/rollout.js";
-import { get, getJson, publish, target } from "./helpers.js";
+import { get, getJson, publish, target, testRounds } from "./helpers.js";
+
+const rounds = await testRounds();
 
 /** A target whose shard 2 fails after `n` statements (its DELETE counts as one): a publish killed midway. */
 function failingTarget(n: number): PublishTarget {
@@ -23,18 +25,18 @@ function failingTarget(n: number): PublishTarget {
   return { ...t, shards: t.shards.map((s, j) => (j === 2 ? failing(s) : s)) };
 }
 
-const round1 = { ...env.TEST_ROUNDS.synthetic0, manifest: { ...env.TEST_ROUNDS.synthetic0.manifest, round: 1 } };
+const round1 = { ...rounds.synthetic0, manifest: { ...rounds.synthetic0.manifest, round: 1 } };
 
 describe("publishing", () => {
   it("is atomic: an interrupted publish leaves the served round untouched, and a rerun completes it", async () => {
-    expect(await publish(env.TEST_ROUNDS.synthetic0)).toBe("published");
+    expect(await publish(rounds.synthetic0)).toBe("published");
     const before = (await getJson<{ round: number; results: Array<{ id: string }> }>("/v1/search?q=wood%20table&limit=20")).body;
     expect(before.round).toBe(0);
 
     await expect(publishRound(failingTarget(1), planPublish(round1, 4))).rejects.toThrow(/simulated crash/);
     clearRoundCache();
-    const rounds = (await getJson<{ rounds: Array<{ round: number }> }>("/v1/rounds")).body.rounds.map((r) => r.round);
-    expect(rounds).toEqual([0]);
+    const listed = (await getJson<{ rounds: Array<{ round: number }> }>("/v1/rounds")).body.rounds.map((r) => r.round);
+    expect(listed).toEqual([0]);
     const during = (await getJson<{ round: number; results: Array<{ id: string }> }>("/v1/search?q=wood%20table&limit=20")).body;
     expect(during).toMatchObject({ round: 0, results: before.results });
 
@@ -56,8 +58,8 @@ describe("publishing", () => {
     await expect(unpublishRound(target(), 0)).rejects.toThrow(/serving traffic/);
     await unpublishRound(target(), 1);
     clearRoundCache();
-    const rounds = (await getJson<{ rounds: Array<{ round: number }> }>("/v1/rounds")).body.rounds.map((r) => r.round);
-    expect(rounds).toEqual([0]);
+    const listed = (await getJson<{ rounds: Array<{ round: number }> }>("/v1/rounds")).body.rounds.map((r) => r.round);
+    expect(listed).toEqual([0]);
     expect(Number(await env.SHARD_0?.prepare("SELECT COUNT(*) AS n FROM postings WHERE round = 1").first("n"))).toBe(0);
     await expect(unpublishRound(target(), 7)).rejects.toThrow(/not published/);
     await env.CACHE.delete(ROLLOUT_KEY);

@@ -55,7 +55,7 @@ const PAGE = `<!doctype html>
     .then(function (res) {
       var b = res.body;
       if (!res.ok) { el("meta").textContent = ""; el("error").textContent = (b.title || "Error") + ": " + (b.detail || ""); return; }
-      el("meta").textContent = b.total + " results · round " + b.round + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
+      el("meta").textContent = b.total + " results for \u201c" + b.query + "\u201d · round " + b.round + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
       b.keywords.forEach(function (k) { el("chips").appendChild(text("span", k, "chip")); });
       b.results.forEach(function (r) {
         var li = document.createElement("li");

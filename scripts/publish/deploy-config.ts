@@ -1,0 +1,30 @@
+/** The D1 databases and KV namespace of a wrangler environment, read with wrangler's own config reader. */
+import { unstable_readConfig } from "wrangler";
+
+export interface DeployConfig {
+  readonly environment: string | undefined;
+  readonly catalog: { readonly binding: string; readonly name: string };
+  readonly shards: ReadonlyArray<{ readonly binding: string; readonly name: string }>;
+  readonly kv: { readonly binding: string; readonly id: string };
+}
+
+export function readDeployConfig(environment?: string, configPath = "wrangler.toml"): DeployConfig {
+  const config = unstable_readConfig({ config: configPath, env: environment });
+  const d1 = config.d1_databases ?? [];
+  const where = `${configPath}${environment ? ` [env.${environment}]` : ""}`;
+  const named = (binding: string) => {
+    const db = d1.find((d: { binding: string; database_name?: string }) => d.binding === binding);
+    if (!db?.database_name) throw new Error(`${where} has no D1 binding ${binding}`);
+    return { binding, name: db.database_name };
+  };
+  const count = Number((config.vars as Record<string, unknown> | undefined)?.SHARD_COUNT ?? 0);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`${where}: SHARD_COUNT must be a positive integer`);
+  const kv = (config.kv_namespaces ?? []).find((k: { binding: string; id?: string }) => k.binding === "CACHE");
+  if (!kv?.id) throw new Error(`${where} has no KV binding CACHE`);
+  return {
+    environment,
+    catalog: named("CATALOG"),
+    shards: Array.from({ length: count }, (_, s) => named(`SHARD_${s}`)),
+    kv: { binding: "CACHE", id: kv.id },
+  };
+}

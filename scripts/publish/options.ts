@@ -1,0 +1,42 @@
+/** The --local / --remote [--env E] [--state DIR] options shared by publish and unpublish. */
+import { intOption, parseCli, UsageError } from "../cli.js";
+import { type DeployConfig, readDeployConfig } from "./deploy-config.js";
+import { DEFAULT_STATE_DIR, localTarget, type OpenTarget, wranglerTarget } from "./targets.js";
+
+export interface TargetChoice {
+  readonly round: number;
+  readonly mode: "local" | "remote";
+  readonly stateDir: string;
+  readonly config: DeployConfig;
+  /** Write through the wrangler CLI even locally (what --remote always does). */
+  readonly viaWrangler: boolean;
+}
+
+export function parseTargetArgs(usage: string): TargetChoice {
+  const args = parseCli(
+    {
+      round: { type: "string" },
+      local: { type: "boolean" },
+      remote: { type: "boolean" },
+      env: { type: "string" },
+      state: { type: "string" },
+      "via-wrangler": { type: "boolean" },
+    },
+    usage,
+  );
+  if (args.round === undefined) throw new UsageError(`--round is required\nusage: ${usage}`);
+  if (args.local && args.remote) throw new UsageError("choose one of --local and --remote");
+  if (args.env && !args.remote) throw new UsageError("--env goes with --remote (local state has no environments)");
+  const mode = args.remote ? "remote" : "local";
+  return {
+    round: intOption("round", args.round, 0),
+    mode,
+    stateDir: args.state ?? DEFAULT_STATE_DIR,
+    config: readDeployConfig(args.env),
+    viaWrangler: mode === "remote" || Boolean(args["via-wrangler"]),
+  };
+}
+
+export async function openTarget(choice: TargetChoice): Promise<OpenTarget> {
+  return choice.viaWrangler ? wranglerTarget(choice.config, { mode: choice.mode, stateDir: choice.stateDir }) : localTarget(choice.config, choice.stateDir);
+}

@@ -1,0 +1,21 @@
+/** Finds a headless Chromium (Debian's `chromium` package); null when none is installed. */
+import { spawnSync } from "node:child_process";
+
+export function findChromium(): string | null {
+  for (const bin of [process.env.CHROMIUM_BIN, "chromium", "chromium-browser", "google-chrome"]) {
+    if (!bin) continue;
+    const r = spawnSync(bin, ["--version"], { encoding: "utf8" });
+    if (r.status === 0) return bin;
+  }
+  return null;
+}
+
+/** The page's DOM after its scripts ran (virtual time lets the fetch finish). */
+export function dumpDom(bin: string, url: string): string {
+  const r = spawnSync(bin, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--virtual-time-budget=15000", "--dump-dom", url], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (r.status !== 0) throw new Error(`chromium failed: ${r.stderr.split("\n").slice(-3).join(" ")}`);
+  return r.stdout;
+}
