@@ -6,7 +6,9 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { parseServingManifest, type ServingManifest } from "../publish/manifest.js";
+import { SERVING_LIMITS } from "./limits.js";
 import { items, rounds } from "./schema/catalog.js";
+import { ByteLru } from "./store/lru.js";
 
 export interface ItemRow {
   readonly ordinal: number;
@@ -18,6 +20,13 @@ export interface ItemRow {
 }
 
 let roundCache: { at: number; rounds: ServingManifest[] } | null = null;
+
+/** Item rows by (round, content hash, ordinal), per isolate: rounds are immutable, so rows never go stale. */
+const ITEM_OVERHEAD_BYTES = 128;
+export const itemLru = new ByteLru<ItemRow>(
+  SERVING_LIMITS.itemLruBytes,
+  (key, r) => (key.length + r.id.length + r.name.length + r.class.length + r.category.length + r.keywords.join(" ").length) * 2 + ITEM_OVERHEAD_BYTES,
+);
 
 /** Test hook: forget the cached round list. */
 export function clearRoundCache(): void {
@@ -44,13 +53,27 @@ export class Catalog {
     return list;
   }
 
-  async itemsByOrdinal(round: number, ordinals: readonly number[]): Promise<Map<number, ItemRow>> {
-    if (ordinals.length === 0) return new Map();
+  /** Rows for a page of results: the isolate's LRU first, then one D1 query for the rest. */
+  async itemsByOrdinal(round: ServingManifest, ordinals: readonly number[]): Promise<Map<number, ItemRow>> {
+    const out = new Map<number, ItemRow>();
+    const prefix = `${round.round}:${round.contentHash}:`;
+    const missing: number[] = [];
+    for (const o of ordinals) {
+      const hit = itemLru.get(prefix + o);
+      if (hit) out.set(o, hit);
+      else missing.push(o);
+    }
+    if (missing.length === 0) return out;
     const rows = await this.db
       .select()
       .from(items)
-      .where(and(eq(items.round, round), sql`${items.ordinal} IN (SELECT value FROM json_each(${JSON.stringify(ordinals)}))`));
-    return new Map(rows.map((r) => [r.ordinal, toItem(r)]));
+      .where(and(eq(items.round, round.round), sql`${items.ordinal} IN (SELECT value FROM json_each(${JSON.stringify(missing)}))`));
+    for (const r of rows) {
+      const item = toItem(r);
+      itemLru.set(prefix + item.ordinal, item);
+      out.set(item.ordinal, item);
+    }
+    return out;
   }
 
   async itemById(round: number, id: string): Promise<ItemRow | null> {

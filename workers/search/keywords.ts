@@ -17,6 +17,7 @@ import { REWARD_LIMITS } from "../../core/reward.js";
 import type { ServingManifest } from "../publish/manifest.js";
 import { queryGeneratorKey } from "../publish/plan.js";
 import { SERVING_LIMITS } from "./limits.js";
+import { ByteLru } from "./store/lru.js";
 
 export type KeywordSource = "llm" | "policy" | "raw";
 
@@ -68,6 +69,9 @@ export function parseKeywords(text: string): string[] {
   return [...out];
 }
 
+/** Per-isolate copy of the KV keyword cache (same keys, same rule: preferred sources only). */
+export const keywordLru = new ByteLru<QueryKeywords>(SERVING_LIMITS.keywordLruBytes, (key, v) => (key.length + v.keywords.join(" ").length) * 2 + 64);
+
 const generators = new Map<string, { spec: QueryGeneratorSpec; policy: QueryGenerator | null }>();
 
 async function roundGenerator(kv: KVNamespace, round: ServingManifest) {
@@ -110,10 +114,16 @@ async function llmKeywords(deps: KeywordDeps, model: string, query: string): Pro
 
 export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, query: string): Promise<QueryKeywords> {
   const cacheKey = `kw:${round.round}:${round.contentHash.slice(0, 16)}:${await sha256Hex(normalizeKeyword(query))}`;
+  const local = keywordLru.get(cacheKey);
+  if (local) return local;
   const cached = await deps.kv.get<QueryKeywords>(cacheKey, "json");
-  if (cached) return cached;
+  if (cached) {
+    keywordLru.set(cacheKey, cached);
+    return cached;
+  }
   const { spec, policy } = await roundGenerator(deps.kv, round);
   const remember = (answer: QueryKeywords) => {
+    keywordLru.set(cacheKey, answer);
     deps.waitUntil(deps.kv.put(cacheKey, JSON.stringify(answer)).catch((e) => console.warn("KV keyword cache write failed", e)));
     return answer;
   };

@@ -5,6 +5,10 @@ export const SERVING_LIMITS = {
   limitDefault: 10,
   /** In-isolate posting LRU budget (Workers give an isolate 128 MB). */
   postingLruBytes: 16 * 2 ** 20,
+  /** In-isolate LRU of item rows shown in results. */
+  itemLruBytes: 8 * 2 ** 20,
+  /** In-isolate LRU of generated query keywords (in front of the KV keyword cache). */
+  keywordLruBytes: 2 * 2 ** 20,
   /** KV keys are at most 512 bytes; longer posting keys skip the KV cache. */
   kvKeyMaxBytes: 512,
   /** KV bulk get takes at most 100 keys. */

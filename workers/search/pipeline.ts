@@ -56,7 +56,7 @@ export async function runSearch(
   const fetched = await fetchPostings(deps.store, round, plan.keywords, plan.words);
   const { total, hits } = executeQuery(plan, fetched, round.stats, page);
   const rows = await deps.catalog.itemsByOrdinal(
-    round.round,
+    round,
     hits.map((h) => h.item),
   );
   const results = hits.map((h) => {
