@@ -103,6 +103,18 @@ export interface ExtractorOptions {
  * Ties go to the longer n-gram, then to code-unit order, so output is deterministic.
  */
 export function extractKeywords(segments: readonly Segment[], df: ReadonlyMap<string, number>, itemCount: number, opts: ExtractorOptions = {}): string[] {
+  return scoreNgrams(segments, df, itemCount, opts)
+    .slice(0, opts.maxKeywords ?? EXTRACTOR_DEFAULTS.maxKeywords)
+    .map(([g]) => g);
+}
+
+/** Every eligible n-gram with its Σ(field weight × count) × idf score, best first. */
+export function scoreNgrams(
+  segments: readonly Segment[],
+  df: ReadonlyMap<string, number>,
+  itemCount: number,
+  opts: Omit<ExtractorOptions, "maxKeywords"> = {},
+): Array<[string, number]> {
   const maxN = opts.maxNgram ?? EXTRACTOR_DEFAULTS.maxNgram;
   const minDf = opts.minDf ?? EXTRACTOR_DEFAULTS.minItemDf;
   const tf = new Map<string, number>();
@@ -116,6 +128,5 @@ export function extractKeywords(segments: readonly Segment[], df: ReadonlyMap<st
     if (d < minDf) continue;
     scored.push([g, t * Math.log(Math.max(itemCount, d) / d + 1)]);
   }
-  scored.sort((a, b) => b[1] - a[1] || b[0].split(" ").length - a[0].split(" ").length || (a[0] < b[0] ? -1 : 1));
-  return scored.slice(0, opts.maxKeywords ?? EXTRACTOR_DEFAULTS.maxKeywords).map(([g]) => g);
+  return scored.sort((a, b) => b[1] - a[1] || b[0].split(" ").length - a[0].split(" ").length || (a[0] < b[0] ? -1 : 1));
 }

@@ -8,6 +8,8 @@
  * or version is refused.
  */
 import { EXTRACTOR_DEFAULTS, extractKeywords, segmentText } from "./extract.js";
+import { decode, queryCandidates } from "./policy.js";
+import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
 
 export const QUERY_GENERATOR_FORMAT = "cogr-query-generator";
 export const QUERY_GENERATOR_VERSION = 1;
@@ -30,13 +32,25 @@ export interface LlmGeneratorSpec {
   /** The served model name (vLLM's --served-model-name). */
   readonly model: string;
   /** An embedded CPU policy to fall back on when the LLM cannot answer. */
-  readonly policy?: ExtractorGeneratorSpec;
+  readonly policy?: ExtractorGeneratorSpec | PolicyGeneratorSpec;
 }
 
-export type QueryGeneratorSpec = ExtractorGeneratorSpec | LlmGeneratorSpec;
+/** A trained lexical policy (training/, `lexical` backend). */
+export interface PolicyGeneratorSpec {
+  readonly format: typeof QUERY_GENERATOR_FORMAT;
+  readonly version: number;
+  readonly kind: "lexical-policy";
+  readonly policy: LexicalPolicySpec;
+}
+
+export type QueryGeneratorSpec = ExtractorGeneratorSpec | LlmGeneratorSpec | PolicyGeneratorSpec;
 
 /** A loaded CPU generator: query text → S_q (normalised, at most maxKeywords). */
 export type QueryGenerator = (query: string) => string[];
+
+export function policyGeneratorSpec(policy: LexicalPolicySpec): PolicyGeneratorSpec {
+  return { format: QUERY_GENERATOR_FORMAT, version: QUERY_GENERATOR_VERSION, kind: "lexical-policy", policy };
+}
 
 export function extractorSpec(keywordDf: ReadonlyMap<string, number>, itemCount: number): ExtractorGeneratorSpec {
   return {
@@ -56,13 +70,17 @@ export function validateQueryGeneratorSpec(spec: unknown): QueryGeneratorSpec {
   if (s.version !== QUERY_GENERATOR_VERSION) {
     throw new Error(`unsupported ${QUERY_GENERATOR_FORMAT} version ${String(s.version)} (this build reads ${QUERY_GENERATOR_VERSION})`);
   }
-  if (s.kind !== "extractor" && s.kind !== "llm") throw new Error(`unknown query generator kind ${String(s.kind)}`);
+  if (s.kind !== "extractor" && s.kind !== "llm" && s.kind !== "lexical-policy") throw new Error(`unknown query generator kind ${String(s.kind)}`);
   return s as QueryGeneratorSpec;
 }
 
 /** The CPU generator of a spec (an LLM spec's embedded policy), or null when there is none. */
 export function loadQueryGenerator(spec: QueryGeneratorSpec): QueryGenerator | null {
   if (spec.kind === "llm") return spec.policy ? loadQueryGenerator(spec.policy) : null;
+  if (spec.kind === "lexical-policy") {
+    const { params, vocab } = loadPolicy(spec.policy);
+    return (query) => decode(params, queryCandidates(vocab, query), spec.policy.kMax);
+  }
   const df = new Map(spec.df);
   const opts = { maxKeywords: spec.maxKeywords, maxNgram: spec.maxNgram, minDf: 1 };
   return (query) => extractKeywords(segmentText("name", query), df, spec.itemCount, opts);

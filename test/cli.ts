@@ -12,7 +12,7 @@ export function runScript(script: string, args: readonly string[], env: Record<s
   const r = spawnSync(join("node_modules", ".bin", "tsx"), [join("scripts", script), ...args], {
     encoding: "utf8",
     env: { ...process.env, ...env },
-    timeout: 180_000,
+    timeout: 400_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -50,6 +50,8 @@ export interface RoundContent {
   readonly index: KeywordIndex;
   readonly queryGenerator: QueryGeneratorSpec;
   readonly metrics?: Record<string, unknown>;
+  /** Further files of the round (e.g. the trained policies), checksummed like the rest. */
+  readonly extraFiles?: Readonly<Record<string, string>>;
 }
 
 /** Writes into a temporary folder, then renames it into place: a crash leaves no half round. */
@@ -62,6 +64,7 @@ export function writeRound(content: RoundContent, root = artifactsDir()): string
     [ROUND_FILES.items]: `${content.items.map((i) => JSON.stringify(i)).join("\n")}\n`,
     [ROUND_FILES.index]: JSON.stringify(content.index.serialize()),
     [ROUND_FILES.queryGenerator]: JSON.stringify(content.queryGenerator),
+    ...content.extraFiles,
   };
   const checksums: Record<string, string> = {};
   for (const [name, text] of Object.entries(files)) {
@@ -87,6 +90,17 @@ export function writeRound(content: RoundContent, root = artifactsDir()): string
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
   return dir;
+}
+
+/** A further file of a round, checksum-verified. */
+export function readRoundFile(round: number, name: string, root = artifactsDir()): string {
+  const dir = roundDir(round, root);
+  const manifest = readManifest(dir);
+  const path = join(dir, name);
+  if (!manifest.checksums[name] || !existsSync(path)) throw new RoundError(`round ${round} has no ${name}`);
+  const t = readFileSync(path, "utf8");
+  if (sha256(t) !== manifest.checksums[name]) throw new RoundError(`${path}: checksum mismatch`);
+  return t;
 }
 
 export function readManifest(dir: string): RoundManifest {

@@ -148,5 +148,5 @@ describe("publish through the wrangler CLI (the --remote path, against local sta
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: no round at .*rounds\/9/);
     expect(runScript("publish.ts", ["--remote", "--local", "--round", "0"], env).status).toBe(1);
-  }, 300_000);
+  }, 900_000);
 });

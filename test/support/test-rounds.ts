@@ -10,4 +10,8 @@ export interface TestRounds {
   readonly wands0: PublishInput | null;
   /** WANDS query strings for the equality test. */
   readonly wandsQueries: string[];
+  /** A synthetic round trained by the lexical backend (published as round 7). */
+  readonly trained: PublishInput;
+  /** Query → the keywords its query policy gives in Node. */
+  readonly policyKeywords: Record<string, string[]>;
 }

@@ -6,8 +6,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ExtractorGeneratorSpec, QUERY_GENERATOR_FORMAT, QUERY_GENERATOR_VERSION } from "../../core/query-generator.js";
+import { type ExtractorGeneratorSpec, loadQueryGenerator, QUERY_GENERATOR_FORMAT, QUERY_GENERATOR_VERSION } from "../../core/query-generator.js";
 import { loadWands } from "../../training/data/wands.js";
+import { trainLexical } from "../../training/lexical.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
 import { buildRound0 } from "../../training/round0.js";
 import type { PublishInput } from "../../workers/publish/plan.js";
@@ -35,6 +36,24 @@ export function buildTestRounds(): TestRounds {
       policy: r0.queryGenerator as ExtractorGeneratorSpec,
     },
   };
+  // Round 1 trained by the lexical backend: its query policy must give the same keywords in workerd as here.
+  const synthData = loadWands(synth.dir);
+  trainLexical(
+    synthData,
+    {
+      rounds: 1,
+      seed: 3,
+      fromRound: 0,
+      epochs: { sft: 1, query: 1, item: 1 },
+      ablations: { noSft: false, sharedGenerator: false, itemReward: "marginal", freezeItems: false },
+      artifactsRoot: root,
+    },
+    { phaseStart: () => {}, step: () => {}, phaseEnd: () => {} },
+  );
+  const trained = readRound(1, root);
+  const generate = loadQueryGenerator(trained.queryGenerator);
+  const policyQueries = [...synthData.queries.map((q) => q.text), "Velvet Sofa-Bed!", "blue grey rug", "ÉLAN chair", "x"];
+  const policyKeywords = Object.fromEntries(policyQueries.map((q) => [q, generate ? generate(q) : []]));
   const dir = wandsDir();
   let wands0: PublishInput | null = null;
   let wandsQueries: string[] = [];
@@ -45,5 +64,5 @@ export function buildTestRounds(): TestRounds {
     wands0 = toInput(readRound(0, wroot));
     wandsQueries = data.queries.map((q) => q.text);
   }
-  return { synthetic0, synthetic1, wands0, wandsQueries };
+  return { synthetic0, synthetic1, wands0, wandsQueries, trained: { ...toInput(trained), manifest: { ...trained.manifest, round: 7 } }, policyKeywords };
 }

@@ -19,10 +19,11 @@ export type PublishOutcome = "published" | "unchanged";
 export type PublishProgress = (step: string, done: number, total: number) => void;
 
 async function roundRow(target: PublishTarget, round: number): Promise<{ state: string; manifest: string } | null> {
-  const state = (await target.catalog.scalar("SELECT state FROM rounds WHERE round = ?", round)) as string | null;
-  if (state === null) return null;
-  const manifest = (await target.catalog.scalar("SELECT manifest FROM rounds WHERE round = ?", round)) as string;
-  return { state, manifest };
+  // One query (state and manifest joined) keeps the wrangler-CLI target to one call.
+  const row = (await target.catalog.scalar("SELECT state || char(10) || manifest FROM rounds WHERE round = ?", round)) as string | null;
+  if (row === null) return null;
+  const cut = row.indexOf("\n");
+  return { state: row.slice(0, cut), manifest: row.slice(cut + 1) };
 }
 
 export async function publishRound(target: PublishTarget, plan: PublishPlan, progress: PublishProgress = () => {}): Promise<PublishOutcome> {

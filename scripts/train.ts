@@ -1,0 +1,113 @@
+/**
+ * `npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0]
+ *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items]`
+ * Resumable: a killed run continues from its last completed phase. Ablations
+ * write their rounds under artifacts/ablations/<name>/ so the main rounds stay.
+ */
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { MultiBar, Presets } from "cli-progress";
+import { dataDir, loadWands } from "../training/data/wands.js";
+import { type Ablations, TRAIN_DEFAULTS, trainLexical } from "../training/lexical.js";
+import { artifactsDir, readManifest, roundDir, writeRound } from "../training/round-artifact.js";
+import { buildRound0 } from "../training/round0.js";
+import { intOption, parseCli, runCli, UsageError } from "./cli.js";
+
+const USAGE =
+  "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 10] [--epochs-item 5] " +
+  "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items]";
+
+export function ablationName(a: Ablations): string | null {
+  const parts = [
+    a.noSft && "no-sft",
+    a.sharedGenerator && "shared-generator",
+    a.itemReward === "transposed-f1" && "transposed-f1",
+    a.freezeItems && "freeze-items",
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join("+") : null;
+}
+
+runCli(() => {
+  const args = parseCli(
+    {
+      backend: { type: "string" },
+      rounds: { type: "string" },
+      seed: { type: "string" },
+      "from-round": { type: "string" },
+      "epochs-query": { type: "string" },
+      "epochs-item": { type: "string" },
+      "no-sft": { type: "boolean" },
+      "shared-generator": { type: "boolean" },
+      "item-reward": { type: "string" },
+      "freeze-items": { type: "boolean" },
+    },
+    USAGE,
+  );
+  const backend = args.backend ?? "lexical";
+  if (backend === "verl") throw new UsageError("the verl backend is not built yet: use --backend lexical");
+  if (backend !== "lexical") throw new UsageError(`unknown --backend ${JSON.stringify(backend)}\nusage: ${USAGE}`);
+  const itemReward = args["item-reward"] ?? "marginal";
+  if (itemReward !== "marginal" && itemReward !== "transposed-f1") throw new UsageError("--item-reward must be marginal or transposed-f1");
+  const ablations: Ablations = {
+    noSft: Boolean(args["no-sft"]),
+    sharedGenerator: Boolean(args["shared-generator"]),
+    itemReward,
+    freezeItems: Boolean(args["freeze-items"]),
+  };
+  const name = ablationName(ablations);
+  const root = name ? join(artifactsDir(), "ablations", name) : artifactsDir();
+  const fromRound = intOption("from-round", args["from-round"], 0);
+  const rounds = intOption("rounds", args.rounds, TRAIN_DEFAULTS.rounds, 1);
+  const seed = intOption("seed", args.seed, TRAIN_DEFAULTS.seed);
+
+  const dataset = loadWands(dataDir());
+  if (!existsSync(join(roundDir(fromRound, root), "manifest.json"))) {
+    if (fromRound !== 0) throw new Error(`no round ${fromRound} under ${root}: train it first`);
+    // Round 0 is the extractor's: build it (or copy the main one's split) where this run starts.
+    const main = existsSync(join(roundDir(0), "manifest.json")) ? readManifest(roundDir(0)) : null;
+    writeRound(buildRound0(dataset, main ? { seed: main.split.seed, devQueries: main.split.devQueries } : {}), root);
+  }
+  const t0 = performance.now();
+  const tty = process.stderr.isTTY;
+  const bars = new MultiBar(
+    { format: " {phase} [{bar}] {value}/{total} steps | {stat}", hideCursor: true, clearOnComplete: false, noTTYOutput: false },
+    Presets.shades_classic,
+  );
+  let bar: ReturnType<MultiBar["create"]> | null = null;
+  const result = trainLexical(
+    dataset,
+    {
+      rounds,
+      seed,
+      fromRound,
+      epochs: {
+        sft: TRAIN_DEFAULTS.epochs.sft,
+        query: intOption("epochs-query", args["epochs-query"], TRAIN_DEFAULTS.epochs.query, 1),
+        item: intOption("epochs-item", args["epochs-item"], TRAIN_DEFAULTS.epochs.item, 1),
+      },
+      ablations,
+      artifactsRoot: root,
+    },
+    {
+      phaseStart: (phase, steps) => {
+        bar = tty ? bars.create(steps, 0, { phase: phase.padEnd(8), stat: "" }) : null;
+        if (!bar) console.log(`${phase}: ${steps} steps`);
+      },
+      step: (s) => bar?.increment({ stat: s.meanReward !== undefined ? `mean reward ${s.meanReward.toFixed(4)}` : `loss ${(s.loss ?? 0).toFixed(4)}` }),
+      phaseEnd: (phase, sum) => {
+        bar?.stop();
+        const line = `${phase}: dev F1 ${sum.dev.f1.toFixed(4)} (P ${sum.dev.p.toFixed(4)}, R ${sum.dev.r.toFixed(4)}), train F1 ${sum.train.f1.toFixed(4)}`;
+        if (tty) bars.log(`${line}\n`);
+        else console.log(line);
+      },
+      // Test hook: a real SIGKILL at a known point, to prove resumption (test/training/train.test.ts).
+      checkpointed: (phase) => {
+        if (process.env.COGR_TRAIN_KILL_AFTER === phase) process.kill(process.pid, "SIGKILL");
+      },
+    },
+  );
+  if (tty) bars.stop();
+  console.log(`rounds ${result.rounds.join(", ") || "(none new)"} written under ${root}/rounds in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+});

@@ -1,0 +1,74 @@
+/**
+ * `npm run train` on the synthetic catalogue: rounds in the round format,
+ * determinism for a seed, and resume after a kill.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadQueryGenerator } from "../../core/query-generator.js";
+import { readRound } from "../../training/round-artifact.js";
+import { runScript } from "../cli.js";
+import { writeSyntheticWands } from "../fixtures.js";
+
+const ARGS = ["--backend", "lexical", "--rounds", "2", "--epochs-query", "2", "--epochs-item", "1", "--seed", "7"];
+const synth = writeSyntheticWands(150);
+
+function checksums(root: string, round: number) {
+  return readRound(round, root).manifest.checksums;
+}
+
+describe("npm run train (lexical, synthetic data)", () => {
+  it("writes rounds that eval reads, deterministically for a seed", () => {
+    const a = mkdtempSync(join(tmpdir(), "cogr-train-a-"));
+    const b = mkdtempSync(join(tmpdir(), "cogr-train-b-"));
+    const ra = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: a });
+    expect(ra.stderr).toBe("");
+    expect(ra.stdout).toMatch(/sft: dev F1/);
+    expect(ra.stdout).toMatch(/rounds 1, 2 written/);
+    expect(runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: b }).status).toBe(0);
+    expect(checksums(a, 2)).toEqual(checksums(b, 2));
+    expect(checksums(a, 1)).toEqual(checksums(b, 1));
+
+    const round = readRound(2, a);
+    expect(round.queryGenerator.kind).toBe("lexical-policy");
+    expect(round.manifest.metrics).toHaveProperty("dev.f1");
+    const gen = loadQueryGenerator(round.queryGenerator);
+    expect(gen?.("wood chair").length).toBeGreaterThan(0);
+    const evald = runScript("eval.ts", ["--method", "keywords", "--round", "2", "--json"], { COGR_DATA: synth.dir, COGR_ARTIFACTS: a });
+    expect(evald.status).toBe(0);
+    expect(JSON.parse(evald.stdout).round).toBe(2);
+
+    // A finished run, rerun, has nothing left to do.
+    const again = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: a });
+    expect(again.stdout).not.toMatch(/dev F1/);
+    expect(checksums(a, 2)).toEqual(checksums(b, 2));
+  });
+
+  it("resumes a killed run from its last completed phase and ends where an uninterrupted run does", () => {
+    const ref = mkdtempSync(join(tmpdir(), "cogr-train-ref-"));
+    const killed = mkdtempSync(join(tmpdir(), "cogr-train-kill-"));
+    expect(runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: ref }).status).toBe(0);
+    const dead = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TRAIN_KILL_AFTER: "query-1" });
+    expect([null, 137]).toContain(dead.status); // SIGKILL right after query-1 was checkpointed
+    expect(dead.stdout).toMatch(/query-1: dev F1/);
+    expect(dead.stdout).not.toMatch(/item-1: dev F1/);
+    const resumed = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed });
+    expect(resumed.status).toBe(0);
+    expect(resumed.stdout).not.toMatch(/sft: dev F1|query-1: dev F1/);
+    expect(resumed.stdout).toMatch(/query-2: dev F1/);
+    expect(checksums(killed, 2)).toEqual(checksums(ref, 2));
+  });
+
+  it("rejects bad options with one line", () => {
+    for (const args of [
+      ["--backend", "gpu"],
+      ["--item-reward", "magic"],
+      ["--rounds", "0"],
+    ]) {
+      const r = runScript("train.ts", args, { COGR_DATA: synth.dir });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/^error: /);
+    }
+  });
+});

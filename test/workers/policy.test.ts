@@ -1,0 +1,26 @@
+/** A trained round's query policy gives the same keywords in workerd as in Node, and the worker serves with it. */
+import { describe, expect, it } from "vitest";
+import { getJson, publish, testRounds } from "./helpers.js";
+
+const rounds = await testRounds();
+
+describe("the lexical query policy in workerd", () => {
+  it("matches Node keyword for keyword, and the worker serves them", async () => {
+    expect(rounds.trained.queryGenerator.kind).toBe("lexical-policy");
+    expect(await publish(rounds.trained)).toBe("published");
+    const { loadQueryGenerator } = await import("../../core/query-generator.js");
+    const generate = loadQueryGenerator(rounds.trained.queryGenerator);
+    const queries = Object.keys(rounds.policyKeywords);
+    expect(queries.length).toBeGreaterThan(20);
+    let nonEmpty = 0;
+    for (const q of queries) {
+      expect(generate?.(q), q).toEqual(rounds.policyKeywords[q]);
+      const { body } = await getJson<{ round: number; keywords: string[]; keywordSource: string }>(`/v1/search?q=${encodeURIComponent(q)}`);
+      expect(body.round).toBe(7);
+      expect(body.keywordSource).toBe("policy");
+      expect(body.keywords, q).toEqual(rounds.policyKeywords[q]);
+      if (body.keywords.length > 0) nonEmpty++;
+    }
+    expect(nonEmpty).toBeGreaterThan(10);
+  });
+});

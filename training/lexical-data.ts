@@ -1,0 +1,133 @@
+/**
+ * The training view of a dataset and a starting round: items in index order
+ * with their text segments, the train/dev queries of the round's split, and
+ * the decoded keyword sets each side's policy produces.
+ */
+import { extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment, scoreNgrams } from "../core/extract.js";
+import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
+import { keywordWords, normalizeKeyword } from "../core/normalize.js";
+import { buildCandidates, type Candidate, decode, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
+import { REWARD_LIMITS } from "../core/reward.js";
+import type { RoundItem } from "../core/round-format.js";
+import type { Dataset, Product } from "./data/wands.js";
+import { type EvalQuery, toEvalQueries } from "./evaluate.js";
+import type { Round } from "./round-artifact.js";
+import { buildVocabulary } from "./vocabulary.js";
+
+export const DATA_LIMITS = { ngramCandidatesPerItem: 40, sftQueryTargets: 15 } as const;
+
+export interface TrainItem {
+  readonly product: Product;
+  readonly name: string;
+  readonly segments: readonly Segment[];
+  readonly coreWords: readonly string[];
+  readonly ngramPrior: ReadonlyMap<string, number>;
+}
+
+export interface TrainData {
+  readonly items: readonly TrainItem[];
+  readonly ids: readonly string[];
+  readonly names: readonly string[];
+  readonly train: readonly EvalQuery[];
+  readonly dev: readonly EvalQuery[];
+  readonly devLeftOut: number;
+  readonly trainLeftOut: number;
+  /** Round-0 S_i (the extractor's, M = 10): Phase 1's item targets. */
+  readonly baseItemSets: ReadonlyArray<readonly string[]>;
+}
+
+export function prepareData(dataset: Dataset, start: Round): TrainData {
+  const byId = new Map(dataset.products.map((p) => [p.id, p]));
+  const ids = start.index.ids;
+  const products = ids.map((id) => {
+    const p = byId.get(id);
+    if (!p) throw new Error(`round ${start.manifest.round} indexes product ${id}, which COGR_DATA lacks`);
+    return p;
+  });
+  const segments = products.map(itemSegments);
+  const df = ngramDocumentFrequencies(segments);
+  const items = products.map((p, j) => {
+    const segs = segments[j] as Segment[];
+    const scored = scoreNgrams(segs, df, products.length).slice(0, DATA_LIMITS.ngramCandidatesPerItem);
+    const top = scored[0]?.[1] ?? 1;
+    const core = segs.filter((s) => s.field === "name" || s.field === "class" || s.field === "category").flatMap((s) => s.words);
+    return { product: p, name: normalizeKeyword(p.name), segments: segs, coreWords: core, ngramPrior: new Map(scored.map(([g, s]) => [g, s / top])) };
+  });
+  const qById = new Map(dataset.queries.map((q) => [q.id, q]));
+  const pick = (list: readonly string[]) => list.map((id) => qById.get(id)).filter((q) => q !== undefined);
+  const train = toEvalQueries(pick(start.manifest.split.train), dataset.relevant, start.index);
+  const dev = toEvalQueries(pick(start.manifest.split.dev), dataset.relevant, start.index);
+  const itemById = new Map(start.items.map((i) => [i.id, i]));
+  const base = ids.map((id) => {
+    const it = itemById.get(id);
+    return it ? [...it.keywords] : extractKeywords(segments[ids.indexOf(id)] ?? [], df, ids.length);
+  });
+  return {
+    items,
+    ids,
+    names: items.map((i) => i.name),
+    train: train.queries,
+    dev: dev.queries,
+    devLeftOut: dev.leftOut,
+    trainLeftOut: train.leftOut,
+    baseItemSets: base,
+  };
+}
+
+/** What the query side sees of an item index: df over S_i and word → keyword associations. */
+export function itemSideVocabulary(data: TrainData, itemSets: ReadonlyArray<readonly string[]>): PolicyVocabulary {
+  return buildVocabulary(itemSets.map((set, j) => ({ words: new Set([...keywordWords(data.names[j] ?? ""), ...set.flatMap(keywordWords)]), keywords: set })));
+}
+
+/** What the item side sees of a query index (training queries only): df over S_q ∪ {q} and associations. */
+export function querySideVocabulary(data: TrainData, querySets: ReadonlyArray<readonly string[]>): PolicyVocabulary {
+  return buildVocabulary(
+    querySets.map((set, j) => ({ words: new Set(keywordWords(normalizeKeyword(data.train[j]?.text ?? ""))), keywords: set })),
+    { minCooccurrence: 1 },
+  );
+}
+
+export function itemCandidates(data: TrainData, vocab: PolicyVocabulary): Candidate[][] {
+  return data.items.map((it) => buildCandidates(vocab, { segments: it.segments, coreWords: it.coreWords, ngramPrior: it.ngramPrior }));
+}
+
+export function queryCandidateSets(queries: readonly EvalQuery[], vocab: PolicyVocabulary): Candidate[][] {
+  return queries.map((q) => queryCandidates(vocab, q.text));
+}
+
+export const decodeAll = (params: PolicyParams, cands: ReadonlyArray<readonly Candidate[]>) => cands.map((c) => decode(params, c, REWARD_LIMITS.kMax));
+
+/** S_q ∪ {q}: what the frozen query index holds for each training query. */
+export function queryIndexSets(data: TrainData, querySets: ReadonlyArray<readonly string[]>): string[][] {
+  return querySets.map((s, j) => [...new Set([...s, normalizeKeyword(data.train[j]?.text ?? "")])].filter((k) => k !== ""));
+}
+
+/** S_i ∪ {i} for every item. */
+export const itemIndexSets = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>) =>
+  itemSets.map((s, j) => itemKeywordSet({ name: data.items[j]?.product.name ?? "", keywords: s }));
+
+/** Alg. 1, lines 5–8: the top-N most frequent keywords pooled over the relevant items' S_i. */
+export function sftQueryTargets(data: TrainData, itemSets: ReadonlyArray<readonly string[]>): Set<string>[] {
+  return data.train.map((q) => {
+    const counts = new Map<string, number>();
+    for (const i of q.relevant) for (const k of itemSets[i] ?? []) counts.set(k, (counts.get(k) ?? 0) + 1);
+    return new Set(
+      [...counts]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, DATA_LIMITS.sftQueryTargets)
+        .map(([k]) => k),
+    );
+  });
+}
+
+export function roundItems(data: TrainData, itemSets: ReadonlyArray<readonly string[]>): RoundItem[] {
+  return data.items.map((it, j) => ({
+    id: it.product.id,
+    name: it.product.name,
+    class: it.product.class,
+    category: it.product.category,
+    keywords: [...(itemSets[j] ?? [])],
+  }));
+}
+
+export const buildItemIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>) => KeywordIndex.build(roundItems(data, itemSets));

@@ -1,0 +1,308 @@
+/**
+ * The `lexical` backend: Phase 1 (Alg. 1, supervised init of both policies)
+ * then alternating GRPO rounds (Alg. 2): the query policy against the frozen
+ * item index (eq. 2.2), then the item policy against the frozen query index
+ * (eq. 2.3, App. B.3). Each round writes artifacts/rounds/N in the round format.
+ */
+import { join } from "node:path";
+import type { MetricSummary } from "../core/metrics.js";
+import { decode, newParams, type PolicyParams, queryCandidates } from "../core/policy.js";
+import { policySpec } from "../core/policy-spec.js";
+import { policyGeneratorSpec, type QueryGenerator } from "../core/query-generator.js";
+import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
+import { Rng } from "../core/rng.js";
+import { type Checkpoint, type HistoryPoint, loadParams, readCheckpoint, saveParams, writeCheckpoint } from "./checkpoint.js";
+import type { Dataset } from "./data/wands.js";
+import { evaluateKeywords } from "./evaluate.js";
+import {
+  buildItemIndex,
+  decodeAll,
+  itemCandidates,
+  itemIndexSets,
+  itemSideVocabulary,
+  prepareData,
+  queryCandidateSets,
+  queryIndexSets,
+  querySideVocabulary,
+  roundItems,
+  sftQueryTargets,
+  type TrainData,
+} from "./lexical-data.js";
+import { newAdamState } from "./optimizer.js";
+import { epochBatches, grpoStep, sftStep } from "./phase.js";
+import { FrozenIndex, itemRewardFn, queryRewardFn, transposedItemRewardFn } from "./rewards.js";
+import { readRound, readRoundFile, writeRound } from "./round-artifact.js";
+
+export const TRAIN_DEFAULTS = {
+  rounds: 5,
+  seed: 42,
+  epochs: { sft: 3, query: 10, item: 5 },
+  batch: { sft: 256, query: 64, item: 256 },
+  groupSize: 8,
+  lr: { sft: 0.1, query: 0.05, item: 0.05 },
+  evalEverySteps: 10,
+} as const;
+
+export interface Ablations {
+  readonly noSft: boolean;
+  readonly sharedGenerator: boolean;
+  readonly itemReward: "marginal" | "transposed-f1";
+  readonly freezeItems: boolean;
+}
+
+export interface TrainOptions {
+  readonly rounds: number;
+  readonly seed: number;
+  readonly fromRound: number;
+  readonly epochs: { readonly sft: number; readonly query: number; readonly item: number };
+  readonly ablations: Ablations;
+  readonly artifactsRoot: string;
+}
+
+export interface TrainProgress {
+  phaseStart(phase: string, steps: number): void;
+  step(stats: { meanReward?: number; loss?: number; devF1?: number }): void;
+  phaseEnd(phase: string, summary: { dev: MetricSummary; train: MetricSummary }): void;
+  /** Called once a phase's checkpoint is on disk. */
+  checkpointed?(phase: string): void;
+}
+
+interface State {
+  query: PolicyParams;
+  item: PolicyParams;
+  checkpoint: Checkpoint;
+}
+
+function phasesOf(opts: TrainOptions): string[] {
+  const out = opts.ablations.noSft || opts.fromRound > 0 ? [] : ["sft"];
+  for (let r = opts.fromRound + 1; r <= opts.fromRound + opts.rounds; r++) {
+    out.push(`query-${r}`);
+    if (!opts.ablations.freezeItems) out.push(`item-${r}`);
+  }
+  return out;
+}
+
+/** A hand-set prior standing in for an un-tuned base model (--no-sft): keep the input's strongest n-grams. */
+function basePrior(): PolicyParams {
+  const p = newParams(-2);
+  p.weights[1] = 1.5; // ngram
+  p.weights[10] = 2; // wholeInput
+  p.weights[17] = 2; // tfidf
+  return p;
+}
+
+export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: TrainProgress): { rounds: number[]; history: HistoryPoint[] } {
+  const start = readRound(opts.fromRound, opts.artifactsRoot);
+  const data = prepareData(dataset, start);
+  const configKey = JSON.stringify({ opts: { ...opts, artifactsRoot: undefined }, data: dataset.dir, start: start.manifest.checksums });
+  const ckptPath = join(opts.artifactsRoot, "train", "lexical", "checkpoint.json");
+  const state = restore(ckptPath, configKey, opts);
+  const rng = new Rng(state.checkpoint.rng);
+  const written: number[] = [];
+  let itemSets = decodeItems(data, state);
+
+  for (const phase of phasesOf(opts)) {
+    if (state.checkpoint.completed.includes(phase)) {
+      if (phase.startsWith("item-") || opts.ablations.freezeItems) written.push(Number(phase.split("-")[1]));
+      continue;
+    }
+    const round = phase === "sft" ? opts.fromRound : Number(phase.split("-")[1]);
+    if (phase === "sft") runSft(data, state, rng, opts, progress);
+    else if (phase.startsWith("query-")) runQueryPhase(data, state, itemSets, rng, opts, round, progress);
+    else runItemPhase(data, state, itemSets, rng, opts, round, progress);
+    itemSets = decodeItems(data, state);
+    const summary = evaluate(data, state, itemSets);
+    state.checkpoint.history.push({
+      step: state.checkpoint.step,
+      phase,
+      round,
+      side: phase === "sft" ? "sft" : phase.startsWith("query-") ? "query" : "item",
+      devF1: summary.dev.f1,
+      trainF1: summary.train.f1,
+    });
+    state.checkpoint.phaseMetrics.push({ phase, round, dev: summary.dev, train: summary.train });
+    progress.phaseEnd(phase, summary);
+    if (phase !== "sft" && (phase.startsWith("item-") || opts.ablations.freezeItems)) {
+      writeTrainedRound(data, state, itemSets, round, start.manifest.split, opts, summary);
+      written.push(round);
+    }
+    state.checkpoint.completed.push(phase);
+    state.checkpoint.rng = rng.state;
+    state.checkpoint.query = { ...state.checkpoint.query, params: saveParams(state.query) };
+    state.checkpoint.item = { ...state.checkpoint.item, params: saveParams(state.item) };
+    writeCheckpoint(ckptPath, state.checkpoint);
+    progress.checkpointed?.(phase);
+  }
+  return { rounds: written, history: state.checkpoint.history };
+}
+
+function restore(path: string, configKey: string, opts: TrainOptions): State {
+  const saved = readCheckpoint(path, configKey);
+  if (saved) {
+    const query = loadParams(saved.query.params);
+    return { query, item: opts.ablations.sharedGenerator ? query : loadParams(saved.item.params), checkpoint: saved };
+  }
+  let query: PolicyParams;
+  let item: PolicyParams;
+  if (opts.fromRound > 0) {
+    const policies = JSON.parse(readRoundFile(opts.fromRound, "policies.json", opts.artifactsRoot)) as {
+      query: Checkpoint["query"]["params"];
+      item: Checkpoint["item"]["params"];
+    };
+    query = loadParams(policies.query);
+    item = opts.ablations.sharedGenerator ? query : loadParams(policies.item);
+  } else {
+    query = opts.ablations.noSft ? basePrior() : newParams(-1);
+    item = opts.ablations.sharedGenerator ? query : opts.ablations.noSft ? basePrior() : newParams(-1);
+  }
+  const adam = newAdamState();
+  return {
+    query,
+    item,
+    checkpoint: {
+      version: 1,
+      configKey,
+      completed: [],
+      rng: opts.seed,
+      step: 0,
+      query: { params: saveParams(query), adam },
+      // A shared generator shares one optimiser too.
+      item: { params: saveParams(item), adam: opts.ablations.sharedGenerator ? adam : newAdamState() },
+      history: [],
+      phaseMetrics: [],
+    },
+  };
+}
+
+/**
+ * The item policy's candidates: the item's n-grams plus keywords of the query
+ * index the current query policy produces (decoded against round 0's item
+ * vocabulary, a fixed reference, so the same recipe serves training,
+ * decoding and resuming).
+ */
+function currentItemCandidates(data: TrainData, state: State) {
+  const querySets = decodeAll(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, data.baseItemSets)));
+  return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)));
+}
+
+const decodeItems = (data: TrainData, state: State): string[][] => decodeAll(state.item, currentItemCandidates(data, state));
+
+function queryGenerator(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>): QueryGenerator {
+  const vocab = itemSideVocabulary(data, itemSets);
+  return (q) => decode(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
+}
+
+function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>) {
+  const index = buildItemIndex(data, itemSets);
+  const gen = queryGenerator(data, state, itemSets);
+  return { dev: evaluateKeywords(index, gen, data.dev, data.devLeftOut), train: evaluateKeywords(index, gen, data.train, data.trainLeftOut) };
+}
+
+function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptions, progress: TrainProgress): void {
+  const itemVocabForQueries = itemSideVocabulary(data, data.baseItemSets);
+  const qCands = queryCandidateSets(data.train, itemVocabForQueries);
+  const qTargets = sftQueryTargets(data, data.baseItemSets);
+  const iCands = itemCandidates(
+    data,
+    querySideVocabulary(
+      data,
+      queryIndexSets(
+        data,
+        qTargets.map((t) => [...t]),
+      ),
+    ),
+  );
+  const iTargets = data.baseItemSets.map((s) => new Set(s));
+  const steps = opts.epochs.sft * (Math.ceil(qCands.length / TRAIN_DEFAULTS.batch.sft) + Math.ceil(iCands.length / TRAIN_DEFAULTS.batch.sft));
+  progress.phaseStart("sft", steps);
+  for (let e = 0; e < opts.epochs.sft; e++) {
+    for (const b of epochBatches(qCands.length, TRAIN_DEFAULTS.batch.sft, rng)) {
+      progress.step({ loss: sftStep(state.query, state.checkpoint.query.adam, qCands, qTargets, b, TRAIN_DEFAULTS.lr.sft) });
+    }
+    for (const b of epochBatches(iCands.length, TRAIN_DEFAULTS.batch.sft, rng)) {
+      progress.step({ loss: sftStep(state.item, state.checkpoint.item.adam, iCands, iTargets, b, TRAIN_DEFAULTS.lr.sft) });
+    }
+  }
+}
+
+function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): void {
+  const vocab = itemSideVocabulary(data, itemSets);
+  const cands = queryCandidateSets(data.train, vocab);
+  const reward = queryRewardFn(new FrozenIndex(itemIndexSets(data, itemSets)), data.train);
+  const index = buildItemIndex(data, itemSets);
+  const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.query);
+  progress.phaseStart(`query-${round}`, opts.epochs.query * perEpoch);
+  for (let e = 0; e < opts.epochs.query; e++) {
+    for (const b of epochBatches(cands.length, TRAIN_DEFAULTS.batch.query, rng)) {
+      const s = grpoStep(state.query, state.checkpoint.query.adam, cands, b, reward, rng, { lr: TRAIN_DEFAULTS.lr.query, groupSize: TRAIN_DEFAULTS.groupSize });
+      const step = ++state.checkpoint.step;
+      const point: HistoryPoint = { step, phase: `query-${round}`, round, side: "query", meanReward: s.meanReward };
+      if (step % TRAIN_DEFAULTS.evalEverySteps === 0) {
+        const gen = (q: string) => decode(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
+        state.checkpoint.history.push({ ...point, devF1: evaluateKeywords(index, gen, data.dev, data.devLeftOut).f1 });
+      } else state.checkpoint.history.push(point);
+      progress.step({ meanReward: s.meanReward });
+    }
+  }
+}
+
+function runItemPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): void {
+  // The frozen query index (Alg. 2, line 4): the current query policy against the current item index.
+  const qIndexSets = queryIndexSets(data, decodeAll(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, itemSets))));
+  const cands = currentItemCandidates(data, state);
+  const itemSetsWithNames = itemIndexSets(data, itemSets);
+  let reward: (i: number, k: readonly string[]) => number;
+  if (opts.ablations.itemReward === "transposed-f1") {
+    const relQ = new Map<number, Set<number>>();
+    data.train.forEach((q, j) => {
+      for (const i of q.relevant) relQ.set(i, (relQ.get(i) ?? new Set()).add(j));
+    });
+    reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
+  } else {
+    reward = itemRewardFn(
+      new ItemRewardContext({ itemSets: itemSetsWithNames, itemNames: data.names, querySets: qIndexSets, relevant: data.train.map((q) => q.relevant) }),
+    );
+  }
+  const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.item);
+  progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
+  for (let e = 0; e < opts.epochs.item; e++) {
+    for (const b of epochBatches(cands.length, TRAIN_DEFAULTS.batch.item, rng)) {
+      const s = grpoStep(state.item, state.checkpoint.item.adam, cands, b, reward, rng, { lr: TRAIN_DEFAULTS.lr.item, groupSize: TRAIN_DEFAULTS.groupSize });
+      state.checkpoint.history.push({ step: ++state.checkpoint.step, phase: `item-${round}`, round, side: "item", meanReward: s.meanReward });
+      progress.step({ meanReward: s.meanReward });
+    }
+  }
+}
+
+function writeTrainedRound(
+  data: TrainData,
+  state: State,
+  itemSets: string[][],
+  round: number,
+  split: Parameters<typeof writeRound>[0]["split"],
+  opts: TrainOptions,
+  summary: { dev: MetricSummary; train: MetricSummary },
+): void {
+  const vocab = itemSideVocabulary(data, itemSets);
+  writeRound(
+    {
+      round,
+      split,
+      config: {
+        generator: "lexical-policy",
+        backend: "lexical",
+        seed: opts.seed,
+        fromRound: opts.fromRound,
+        epochs: opts.epochs,
+        ablations: opts.ablations,
+        hyper: TRAIN_DEFAULTS,
+      },
+      items: roundItems(data, itemSets),
+      index: buildItemIndex(data, itemSets),
+      queryGenerator: policyGeneratorSpec(policySpec("query", state.query, vocab, REWARD_LIMITS.kMax)),
+      metrics: { dev: summary.dev, train: summary.train, phases: state.checkpoint.phaseMetrics.filter((m) => m.round === round) },
+      extraFiles: { "policies.json": JSON.stringify({ query: saveParams(state.query), item: saveParams(state.item) }) },
+    },
+    opts.artifactsRoot,
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * What each side's policy sees of the opposite side's frozen index: keyword
+ * document frequencies and learned expansions (input word → associated
+ * opposite keywords, by cosine of co-occurrence counts).
+ */
+import { getOrInsert } from "../core/collections.js";
+import { keywordWords } from "../core/normalize.js";
+import type { PolicyVocabulary } from "../core/policy.js";
+
+export const VOCAB_DEFAULTS = { expansionsPerWord: 8, minCooccurrence: 2 } as const;
+
+export interface Unit {
+  /** Words that describe the unit (an item's name and keywords; a query's words). */
+  readonly words: ReadonlySet<string>;
+  /** Its keyword set in the opposite index. */
+  readonly keywords: readonly string[];
+}
+
+export function buildVocabulary(units: readonly Unit[], opts: { expansionsPerWord?: number; minCooccurrence?: number } = {}): PolicyVocabulary {
+  const topE = opts.expansionsPerWord ?? VOCAB_DEFAULTS.expansionsPerWord;
+  const minC = opts.minCooccurrence ?? VOCAB_DEFAULTS.minCooccurrence;
+  const df = new Map<string, number>();
+  const wordCount = new Map<string, number>();
+  const pairs = new Map<string, Map<string, number>>();
+  for (const u of units) {
+    const ks = [...new Set(u.keywords)];
+    for (const k of ks) df.set(k, (df.get(k) ?? 0) + 1);
+    for (const w of u.words) {
+      wordCount.set(w, (wordCount.get(w) ?? 0) + 1);
+      const m = getOrInsert(pairs, w, () => new Map<string, number>());
+      for (const k of ks) m.set(k, (m.get(k) ?? 0) + 1);
+    }
+  }
+  const expansions = new Map<string, Array<[string, number]>>();
+  for (const [w, m] of [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const cw = wordCount.get(w) ?? 1;
+    const scored: Array<[string, number]> = [];
+    for (const [k, c] of m) {
+      // A keyword that merely contains the word is found by containment; expansions add what it does not.
+      if (c < minC || keywordWords(k).includes(w)) continue;
+      scored.push([k, c / Math.sqrt(cw * (df.get(k) ?? 1))]);
+    }
+    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (scored.length > 0)
+      expansions.set(
+        w,
+        scored.slice(0, topE).map(([k, s]) => [k, Math.round(s * 1e4) / 1e4]),
+      );
+  }
+  return { oppositeDf: df, oppositeCount: units.length, expansions };
+}
