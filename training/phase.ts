@@ -87,7 +87,9 @@ export function grpoStep(
     });
     const s = clippedSurrogate(decisions, opts.clipRatio);
     const grad = new Gradient();
-    owners.forEach((c, d) => grad.add(c, s.dz[d] as number));
+    owners.forEach((c, d) => {
+      grad.add(c, s.dz[d] as number);
+    });
     adamStep(params, adam, grad, opts.lr);
     loss = s.loss;
     clippedFraction = s.clippedFraction;
@@ -119,7 +121,9 @@ export function sftStep(
     const y = cands.map((c) => (targets[i]?.has(c.keyword) ? 1 : 0));
     const s = supervisedLoss(z, y);
     // supervisedLoss averages per input; rescale so the batch is a mean over all decisions.
-    cands.forEach((c, j) => grad.add(c, ((s.dz[j] as number) * cands.length) / Math.max(1, total)));
+    cands.forEach((c, j) => {
+      grad.add(c, ((s.dz[j] as number) * cands.length) / Math.max(1, total));
+    });
     loss += s.loss * cands.length;
     n += cands.length;
   }
