@@ -38,6 +38,12 @@ export const FEATURES = [
   "fieldFeatures",
   "fieldDescription",
   "tfidf",
+  "containsHead",
+  "fullCoverage",
+  "dfUpTo5",
+  "dfUpTo50",
+  "dfUpTo500",
+  "dfOver500",
 ] as const;
 export const FEATURE_COUNT = FEATURES.length;
 const F = Object.fromEntries(FEATURES.map((f, j) => [f, j])) as Record<(typeof FEATURES)[number], number>;
@@ -110,6 +116,8 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
   const core = new Set(input.coreWords.filter((w) => !STOPWORDS.has(w)));
   const allWords = new Set(input.segments.flatMap((s) => s.words));
   const whole = input.segments.length === 1 ? input.segments[0]?.words.join(" ") : undefined;
+  // The head of an English noun phrase is its last word ("salon chair" is a chair).
+  const head = [...input.coreWords].reverse().find((w) => !STOPWORDS.has(w));
   const logN = Math.log(1 + vocab.oppositeCount);
   const get = (k: string) => {
     let f = found.get(k);
@@ -123,6 +131,9 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
       f[F.unknownOpposite] = df === 0 ? 1 : 0;
       f[F.coverage] = core.size > 0 ? ws.filter((w) => core.has(w)).length / core.size : 0;
       f[F.wholeInput] = k === whole ? 1 : 0;
+      f[F.containsHead] = head !== undefined && ws.includes(head) ? 1 : 0;
+      f[F.fullCoverage] = core.size > 0 && [...core].every((w) => ws.includes(w)) ? 1 : 0;
+      if (df > 0) f[df <= 5 ? F.dfUpTo5 : df <= 50 ? F.dfUpTo50 : df <= 500 ? F.dfUpTo500 : F.dfOver500] = 1;
       found.set(k, f);
     }
     return f;

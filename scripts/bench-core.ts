@@ -3,6 +3,8 @@
  * incremental vs naive item reward, and two peers (MiniSearch, Orama) over
  * the same keyword bags. A benchmark, not a test: it prints figures.
  */
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { create, insertMultiple, search as oramaSearch } from "@orama/orama";
 import MiniSearch from "minisearch";
@@ -12,8 +14,10 @@ import { keywordWords, normalizeKeyword } from "../core/normalize.js";
 import { loadQueryGenerator } from "../core/query-generator.js";
 import { planQuery, type QueryPlan } from "../core/retrieve.js";
 import { ItemRewardContext, postingsOf } from "../core/reward.js";
+import { ROUND_FILES } from "../core/round-format.js";
 import { dataDir, loadWands } from "../training/data/wands.js";
 import { toEvalQueries } from "../training/evaluate.js";
+import { artifactsDir, readRound, roundDir } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
 import { percentile, printTable, timeEach } from "./bench/stats.js";
 import { runCli } from "./cli.js";
@@ -177,5 +181,29 @@ runCli(async () => {
     oursF1 += f1FromCounts(page.hits.filter((h) => rel.has(h.item)).length, page.total, rel.size);
   });
   (rows[1] as Record<string, string>).note += `; F1 ${(oursF1 / plans.length).toFixed(4)}`;
+  // The newest trained round's query policy, if any: its size and per-query inference time.
+  const trained = newestTrainedRound();
+  if (trained !== null) {
+    const r = readRound(trained);
+    const gen = loadQueryGenerator(r.queryGenerator);
+    if (gen) {
+      const lat = await timeEach(dataset.queries, (q) => gen(q.text));
+      const bytes = statSync(join(roundDir(trained), ROUND_FILES.queryGenerator)).size;
+      rows.push({
+        measure: `query policy (round ${trained}, ${r.queryGenerator.kind})`,
+        value: `p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))} per query`,
+        note: `serialised ${mb(bytes)} (budget 20 MB, 1 ms)`,
+      });
+    }
+  }
   printTable(rows);
 });
+
+function newestTrainedRound(): number | null {
+  const dir = join(artifactsDir(), "rounds");
+  if (!existsSync(dir)) return null;
+  const rounds = readdirSync(dir)
+    .filter((d) => /^[0-9]+$/.test(d) && d !== "0" && existsSync(join(dir, d, "manifest.json")))
+    .map(Number);
+  return rounds.length > 0 ? Math.max(...rounds) : null;
+}

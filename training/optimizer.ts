@@ -4,7 +4,12 @@
  */
 import { type Candidate, FEATURE_COUNT, type PolicyParams } from "../core/policy.js";
 
-export const ADAM_DEFAULTS = { beta1: 0.9, beta2: 0.999, epsilon: 1e-8 } as const;
+/**
+ * keywordLrScale: per-keyword weights learn slower than the shared feature
+ * weights, so what generalises to unseen queries and items (the features)
+ * carries more of the policy than what memorises the training keywords.
+ */
+export const ADAM_DEFAULTS = { beta1: 0.9, beta2: 0.999, epsilon: 1e-8, keywordLrScale: 0.3 } as const;
 
 export interface AdamState {
   step: number;
@@ -45,6 +50,6 @@ export function adamStep(params: PolicyParams, state: AdamState, grad: Gradient,
     const v = beta2 * (state.kv[k] ?? 0) + (1 - beta2) * g * g;
     state.km[k] = m;
     state.kv[k] = v;
-    params.keywordWeights.set(k, (params.keywordWeights.get(k) ?? 0) - (lr * (m / c1)) / (Math.sqrt(v / c2) + epsilon));
+    params.keywordWeights.set(k, (params.keywordWeights.get(k) ?? 0) - (lr * ADAM_DEFAULTS.keywordLrScale * (m / c1)) / (Math.sqrt(v / c2) + epsilon));
   }
 }
