@@ -19,7 +19,7 @@ const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 10] [--epochs-item 5] " +
   "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items]";
 
-export function ablationName(a: Ablations): string | null {
+function ablationName(a: Ablations): string | null {
   const parts = [
     a.noSft && "no-sft",
     a.sharedGenerator && "shared-generator",

@@ -112,7 +112,9 @@ describe("the API over a published round", () => {
   });
 
   it("answers CORS preflight for GET", async () => {
-    const res = await get("/v1/search?q=x", {}, { origin: "https://example.com", "access-control-request-method": "GET" });
+    const res = await get("/v1/search?q=x", {}, { origin: "https://example.com", "access-control-request-method": "GET" }, "OPTIONS");
+    expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-methods")).toContain("GET");
   });
 });

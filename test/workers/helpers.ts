@@ -29,8 +29,8 @@ export function testRounds(): Promise<TestRounds> {
 const app = createApp();
 
 /** A request to the app with the test bindings, optionally overriding some. */
-export async function get(path: string, overrides: Partial<Record<string, unknown>> = {}, headers: Record<string, string> = {}) {
-  return app.request(path, { headers }, { ...env, ...overrides });
+export async function get(path: string, overrides: Partial<Record<string, unknown>> = {}, headers: Record<string, string> = {}, method = "GET") {
+  return app.request(path, { headers, method }, { ...env, ...overrides });
 }
 
 export async function getJson<T = Record<string, unknown>>(path: string, overrides: Partial<Record<string, unknown>> = {}) {

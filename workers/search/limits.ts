@@ -18,6 +18,3 @@ export const SERVING_LIMITS = {
   llmTimeoutMsDefault: 2000,
   roundCacheTtlMsDefault: 5000,
 } as const;
-
-/** The paper's K_max (§3.3): at most this many generated keywords are used. */
-export { REWARD_LIMITS } from "../../core/reward.js";
