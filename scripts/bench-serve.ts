@@ -4,7 +4,6 @@
  * /healthz and /v1/search (keywords and postings cached by a warm-up pass).
  * A benchmark, not a test: it prints figures.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,13 +12,12 @@ import autocannon from "autocannon";
 import { dataDir, loadWands } from "../training/data/wands.js";
 import { readRound, writeRound } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
-import { planPublish } from "../workers/publish/plan.js";
-import { publishRound } from "../workers/publish/publisher.js";
 import { printTable } from "./bench/stats.js";
 import { runCli } from "./cli.js";
+import { startDevServer } from "./dev-server.js";
 import { readDeployConfig } from "./publish/deploy-config.js";
+import { planFor, publishTo } from "./publish/local.js";
 import { applyMigrations, localTarget } from "./publish/targets.js";
-import { QUIET_WRANGLER_ENV, WRANGLER_BIN } from "./wrangler.js";
 
 const BENCH = { port: 8797, connections: 8, durationS: 10, searchQueries: 50 } as const;
 
@@ -34,37 +32,12 @@ runCli(async () => {
   const t0 = performance.now();
   await applyMigrations(config, { mode: "local", stateDir: state });
   const tMigrated = performance.now();
-  const target = await localTarget(config, state);
-  const plan = planPublish(
-    { manifest: round.manifest, items: round.items, index: round.serializedIndex, queryGenerator: round.queryGenerator },
-    config.shards.length,
-  );
-  await publishRound(target, plan);
-  await target.dispose();
+  const plan = planFor(round, config);
+  await publishTo(await localTarget(config, state), plan);
   const tPublished = performance.now();
 
-  const child = spawn(WRANGLER_BIN, ["dev", "--ip", "127.0.0.1", "--port", String(BENCH.port), "--persist-to", state, "--show-interactive-dev-session=false"], {
-    env: { ...process.env, ...QUIET_WRANGLER_ENV },
-    stdio: "ignore",
-    detached: true,
-  });
-  const kill = () => {
-    try {
-      process.kill(-(child.pid as number), "SIGKILL");
-    } catch {
-      // gone
-    }
-  };
-  process.on("exit", kill);
-  const base = `http://127.0.0.1:${BENCH.port}`;
-  for (let j = 0; ; j++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      if (j > 600) throw new Error("wrangler dev did not start");
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const server = await startDevServer(BENCH.port, state, "ignore");
+  const base = server.url;
   const queries = dataset.queries.slice(0, BENCH.searchQueries).map((q) => `/v1/search?q=${encodeURIComponent(q.text)}&limit=10`);
   // Warm-up: generated keywords land in KV, postings in KV and the isolate's LRU.
   for (let pass = 0; pass < 2; pass++) for (const p of ["/v1/search?q=armchair&limit=10", ...queries]) await (await fetch(base + p)).text();
@@ -94,7 +67,8 @@ runCli(async () => {
       errors: String(r.errors + r.non2xx),
     });
   }
-  kill();
+  server.stop();
+  await server.exited;
   rmSync(artifacts, { recursive: true, force: true });
   rmSync(state, { recursive: true, force: true });
   console.log(`autocannon: ${BENCH.connections} connections, ${BENCH.durationS} s each, against wrangler dev (local D1/KV, keywords cached)\n`);

@@ -5,9 +5,8 @@
 import { performance } from "node:perf_hooks";
 import { SingleBar } from "cli-progress";
 import { readRound } from "../training/round-artifact.js";
-import { planPublish } from "../workers/publish/plan.js";
-import { publishRound } from "../workers/publish/publisher.js";
 import { runCli } from "./cli.js";
+import { planFor, publishTo } from "./publish/local.js";
 import { openTarget, parseTargetArgs } from "./publish/options.js";
 import { applyMigrations } from "./publish/targets.js";
 
@@ -17,16 +16,13 @@ runCli(async () => {
   const choice = parseTargetArgs(USAGE);
   const t0 = performance.now();
   const round = readRound(choice.round);
-  const plan = planPublish(
-    { manifest: round.manifest, items: round.items, index: round.serializedIndex, queryGenerator: round.queryGenerator },
-    choice.config.shards.length,
-  );
+  const plan = planFor(round, choice.config);
   await applyMigrations(choice.config, { mode: choice.mode, stateDir: choice.stateDir });
   const target = await openTarget(choice);
   const bar = process.stderr.isTTY ? new SingleBar({ format: "publishing {step} [{bar}] {value}/{total} statements", hideCursor: true }) : null;
   try {
     bar?.start(1, 0, { step: "" });
-    const outcome = await publishRound(target, plan, (step, done, total) => {
+    const outcome = await publishTo(target, plan, (step, done, total) => {
       bar?.setTotal(total);
       bar?.update(done, { step });
     });
@@ -40,6 +36,5 @@ runCli(async () => {
     );
   } finally {
     bar?.stop();
-    await target.dispose();
   }
 });

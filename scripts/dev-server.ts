@@ -1,0 +1,64 @@
+/**
+ * `wrangler dev` as a child that can always be stopped: it runs in its own
+ * process group, so stopping it stops everything it started (its node
+ * wrapper, workerd, esbuild), however this process is signalled or exits.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { QUIET_WRANGLER_ENV, WRANGLER_BIN } from "./wrangler.js";
+
+export interface DevServer {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** SIGINT to the group, SIGKILL 5 s later if anything is left (also on this process's SIGINT/SIGTERM). */
+  stop(): void;
+  /** Resolves with the exit code once wrangler has exited and its group is gone. */
+  readonly exited: Promise<number | null>;
+}
+
+const HEALTH = { pollMs: 250, timeoutMs: 150_000 } as const;
+
+export async function startDevServer(port: number, stateDir: string, output: "inherit" | "ignore"): Promise<DevServer> {
+  const child = spawn(WRANGLER_BIN, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--show-interactive-dev-session=false"], {
+    env: { ...process.env, ...QUIET_WRANGLER_ENV },
+    stdio: ["ignore", output, output],
+    detached: true,
+  });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  const stop = () => {
+    signalGroup("SIGINT");
+    setTimeout(() => signalGroup("SIGKILL"), 5000).unref();
+  };
+  // Registered before the health wait, so Ctrl-C during start-up stops wrangler too.
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  process.on("exit", () => signalGroup("SIGKILL"));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      signalGroup("SIGKILL"); // workerd children that outlive the wrapper
+      resolve(code);
+    }),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let waited = 0; ; waited += HEALTH.pollMs) {
+    if (child.exitCode !== null) throw new Error("wrangler dev exited before it served");
+    if (waited > HEALTH.timeoutMs) throw new Error(`wrangler dev did not answer on ${url} within ${HEALTH.timeoutMs / 1000} s`);
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((r) => setTimeout(r, HEALTH.pollMs));
+  }
+  return {
+    url,
+    child,
+    exited,
+    stop,
+  };
+}
