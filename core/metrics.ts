@@ -72,6 +72,13 @@ export interface MetricSummary {
   at: Record<Cutoff, AtK>;
 }
 
+/** The paper's Table 2 columns, in its order. */
+export const TABLE2_COLUMNS = ["mrr@100", "ndcg@100", "p@100", "r@100", "f1@100", "p", "r", "f1"] as const;
+
+export function table2Row(s: MetricSummary): Record<(typeof TABLE2_COLUMNS)[number], number> {
+  return { "mrr@100": s.at[100].mrr, "ndcg@100": s.at[100].ndcg, "p@100": s.at[100].p, "r@100": s.at[100].r, "f1@100": s.at[100].f1, p: s.p, r: s.r, f1: s.f1 };
+}
+
 export function macroAverage(perQuery: readonly QueryMetrics[], leftOut: number): MetricSummary {
   const n = perQuery.length;
   const mean = (f: (m: QueryMetrics) => number) => (n === 0 ? 0 : perQuery.reduce((s, m) => s + f(m), 0) / n);

@@ -3,7 +3,7 @@
  * incremental vs naive item reward, and two peers (MiniSearch, Orama) over
  * the same keyword bags. A benchmark, not a test: it prints figures.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { create, insertMultiple, search as oramaSearch } from "@orama/orama";
@@ -17,7 +17,7 @@ import { ItemRewardContext, postingsOf } from "../core/reward.js";
 import { ROUND_FILES } from "../core/round-format.js";
 import { dataDir, loadWands } from "../training/data/wands.js";
 import { toEvalQueries } from "../training/evaluate.js";
-import { artifactsDir, readRound, roundDir } from "../training/round-artifact.js";
+import { listRounds, readRound, roundDir } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
 import { percentile, printTable, timeEach } from "./bench/stats.js";
 import { runCli } from "./cli.js";
@@ -182,8 +182,10 @@ runCli(async () => {
   });
   (rows[1] as Record<string, string>).note += `; F1 ${(oursF1 / plans.length).toFixed(4)}`;
   // The newest trained round's query policy, if any: its size and per-query inference time.
-  const trained = newestTrainedRound();
-  if (trained !== null) {
+  const trained = listRounds()
+    .filter((r) => r > 0)
+    .at(-1);
+  if (trained !== undefined) {
     const r = readRound(trained);
     const gen = loadQueryGenerator(r.queryGenerator);
     if (gen) {
@@ -198,12 +200,3 @@ runCli(async () => {
   }
   printTable(rows);
 });
-
-function newestTrainedRound(): number | null {
-  const dir = join(artifactsDir(), "rounds");
-  if (!existsSync(dir)) return null;
-  const rounds = readdirSync(dir)
-    .filter((d) => /^[0-9]+$/.test(d) && d !== "0" && existsSync(join(dir, d, "manifest.json")))
-    .map(Number);
-  return rounds.length > 0 ? Math.max(...rounds) : null;
-}

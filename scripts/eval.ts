@@ -3,7 +3,7 @@
  *                  [--queries FILE --labels FILE] [--json]`
  */
 import { performance } from "node:perf_hooks";
-import type { MetricSummary } from "../core/metrics.js";
+import { type MetricSummary, table2Row } from "../core/metrics.js";
 import { loadQueryGenerator } from "../core/query-generator.js";
 import { dataDir, loadLabels, loadQueries, loadWands, type Query } from "../training/data/wands.js";
 import { buildTextIndex, evaluateBm25, evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
@@ -11,19 +11,6 @@ import { readRound } from "../training/round-artifact.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE = "npm run eval -- --method bm25|keywords [--round N] [--split dev|train] [--queries FILE --labels FILE] [--json]";
-
-function row(s: MetricSummary) {
-  return {
-    "mrr@100": s.at[100].mrr,
-    "ndcg@100": s.at[100].ndcg,
-    "p@100": s.at[100].p,
-    "r@100": s.at[100].r,
-    "f1@100": s.at[100].f1,
-    p: s.p,
-    r: s.r,
-    f1: s.f1,
-  };
-}
 
 runCli(() => {
   const args = parseCli(
@@ -81,7 +68,7 @@ runCli(() => {
     extra = `, cutoff ${r.cutoff} tuned on ${tune.length} training queries`;
   }
   const seconds = (performance.now() - t0) / 1000;
-  const metrics = row(summary);
+  const metrics = table2Row(summary);
   if (args.json) {
     console.log(
       JSON.stringify({

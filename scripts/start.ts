@@ -4,10 +4,10 @@
  *   2. publishes the newest round into the local state;
  *   3. runs `wrangler dev` on http://127.0.0.1:8787 until Ctrl-C.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { dataDir, loadWands, WANDS_FILES } from "../training/data/wands.js";
-import { artifactsDir, readRound, writeRound } from "../training/round-artifact.js";
+import { listRounds, readRound, writeRound } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
@@ -17,21 +17,12 @@ import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "./publish/targe
 
 const USAGE = "npm start [-- --port 8787 --state .wrangler/state]";
 
-function newestRound(): number | null {
-  const dir = join(artifactsDir(), "rounds");
-  if (!existsSync(dir)) return null;
-  const rounds = readdirSync(dir)
-    .filter((d) => /^[0-9]+$/.test(d) && existsSync(join(dir, d, "manifest.json")))
-    .map(Number);
-  return rounds.length > 0 ? Math.max(...rounds) : null;
-}
-
 runCli(async () => {
   const args = parseCli({ port: { type: "string" }, state: { type: "string" } }, USAGE);
   const port = intOption("port", args.port, 8787, 1);
   const stateDir = args.state ?? DEFAULT_STATE_DIR;
 
-  let round = newestRound();
+  let round = listRounds().at(-1) ?? null;
   if (round === null) {
     const dir = dataDir();
     if (!Object.values(WANDS_FILES).every((f) => existsSync(join(dir, f)))) {

@@ -10,13 +10,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import * as vega from "vega";
 import * as vl from "vega-lite";
-import type { MetricSummary } from "../core/metrics.js";
+import { type MetricSummary, TABLE2_COLUMNS, table2Row } from "../core/metrics.js";
 import { keywordWords } from "../core/normalize.js";
 import { loadQueryGenerator } from "../core/query-generator.js";
 import type { HistoryPoint } from "../training/checkpoint.js";
 import { dataDir, loadWands } from "../training/data/wands.js";
 import { evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
-import { artifactsDir, readRound } from "../training/round-artifact.js";
+import { artifactsDir, listRounds, readRound } from "../training/round-artifact.js";
 import { runCli } from "./cli.js";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -26,22 +26,12 @@ async function svg(spec: vl.TopLevelSpec): Promise<string> {
   return view.toSVG();
 }
 
-function roundsIn(root: string): number[] {
-  const dir = join(root, "rounds");
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((d) => /^[0-9]+$/.test(d) && existsSync(join(dir, d, "manifest.json")))
-    .map(Number)
-    .sort((a, b) => a - b);
-}
-
-const COLUMNS = ["mrr@100", "ndcg@100", "p@100", "r@100", "f1@100", "p", "r", "f1"] as const;
-const cells = (s: MetricSummary) => [s.at[100].mrr, s.at[100].ndcg, s.at[100].p, s.at[100].r, s.at[100].f1, s.p, s.r, s.f1].map((v) => v.toFixed(4));
+const cells = (s: MetricSummary) => Object.values(table2Row(s)).map((v) => v.toFixed(4));
 
 runCli(async () => {
   const root = artifactsDir();
   const dataset = loadWands(dataDir());
-  const rounds = roundsIn(root);
+  const rounds = listRounds(root);
   if (rounds.length === 0) throw new Error(`no rounds under ${root}: run \`npm run build-round -- --round 0\` and \`npm run train\``);
   const ckptPath = join(root, "train", "lexical", "checkpoint.json");
   const history: HistoryPoint[] = existsSync(ckptPath) ? (JSON.parse(readFileSync(ckptPath, "utf8")) as { history: HistoryPoint[] }).history : [];
@@ -140,7 +130,7 @@ runCli(async () => {
   const mainDev = lastDev(root, mainLast);
   if (existsSync(ablationRoot)) {
     for (const name of readdirSync(ablationRoot).sort()) {
-      const rs = roundsIn(join(ablationRoot, name));
+      const rs = listRounds(join(ablationRoot, name));
       const dev = rs.length > 1 ? lastDev(join(ablationRoot, name), rs.at(-1) as number) : undefined;
       if (dev)
         ablations.push(
@@ -160,7 +150,7 @@ runCli(async () => {
 <h2>Dev F1 over training (cf. Fig. 3)</h2>${fig3}
 <h2>Keyword evolution (cf. Fig. 4)</h2>${fig4b}${fig4c}
 <h2>Retrieval by round (Table 2 columns)</h2>
-<table><tr><th>round</th><th>split</th>${COLUMNS.map((c) => `<th>${c}</th>`).join("")}<th>queries</th></tr>${tableRows.join("")}</table>
+<table><tr><th>round</th><th>split</th>${TABLE2_COLUMNS.map((c) => `<th>${c}</th>`).join("")}<th>queries</th></tr>${tableRows.join("")}</table>
 <h2>Ablations (Table 3 style, dev split)</h2>
 ${ablations.length > 0 ? `<table><tr><th>variant</th><th>P</th><th>R</th><th>F1</th></tr>${ablations.join("")}</table>` : "<p>No ablation runs: see <code>npm run train -- --no-sft</code> and the other flags.</p>"}
 </body></html>`;

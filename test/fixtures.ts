@@ -5,17 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Rng } from "../core/rng.js";
 
 const TYPES = ["chair", "table", "lamp", "sofa", "bed", "rug"];
 const MATERIALS = ["wood", "metal", "velvet", "glass"];
@@ -42,8 +32,8 @@ const PRODUCT_HEADER = [
 
 /** Writes product.csv, query.csv and label.csv for `products` synthetic products into a new temp folder. */
 export function writeSyntheticWands(products = 120, seed = 7): SynthFiles {
-  const rnd = mulberry32(seed);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
+  const rng = new Rng(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)] as T;
   const dir = mkdtempSync(join(tmpdir(), "cogr-synth-"));
   mkdirSync(dir, { recursive: true });
   const rows: string[] = [PRODUCT_HEADER.join("\t")];

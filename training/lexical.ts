@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { MetricSummary } from "../core/metrics.js";
-import { decode, newParams, type PolicyParams, queryCandidates } from "../core/policy.js";
+import { decode, FEATURES, newParams, type PolicyParams, queryCandidates } from "../core/policy.js";
 import { policySpec } from "../core/policy-spec.js";
 import { policyGeneratorSpec, type QueryGenerator } from "../core/query-generator.js";
 import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
@@ -73,6 +73,10 @@ interface State {
   checkpoint: Checkpoint;
 }
 
+/** A round is complete (and written) after its item phase, or its query phase when the items are frozen. */
+const writesRound = (phase: string, opts: TrainOptions) => phase.startsWith("item-") || (phase.startsWith("query-") && opts.ablations.freezeItems);
+const roundOf = (phase: string) => Number(phase.split("-")[1]);
+
 function phasesOf(opts: TrainOptions): string[] {
   const out = opts.ablations.noSft || opts.fromRound > 0 ? [] : ["sft"];
   for (let r = opts.fromRound + 1; r <= opts.fromRound + opts.rounds; r++) {
@@ -85,9 +89,9 @@ function phasesOf(opts: TrainOptions): string[] {
 /** A hand-set prior standing in for an un-tuned base model (--no-sft): keep the input's strongest n-grams. */
 function basePrior(): PolicyParams {
   const p = newParams(-2);
-  p.weights[1] = 1.5; // ngram
-  p.weights[10] = 2; // wholeInput
-  p.weights[17] = 2; // tfidf
+  p.weights[FEATURES.indexOf("ngram")] = 1.5;
+  p.weights[FEATURES.indexOf("wholeInput")] = 2;
+  p.weights[FEATURES.indexOf("tfidf")] = 2;
   return p;
 }
 
@@ -103,10 +107,10 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
 
   for (const phase of phasesOf(opts)) {
     if (state.checkpoint.completed.includes(phase)) {
-      if (phase.startsWith("item-") || opts.ablations.freezeItems) written.push(Number(phase.split("-")[1]));
+      if (writesRound(phase, opts)) written.push(roundOf(phase));
       continue;
     }
-    const round = phase === "sft" ? opts.fromRound : Number(phase.split("-")[1]);
+    const round = phase === "sft" ? opts.fromRound : roundOf(phase);
     if (phase === "sft") runSft(data, state, rng, opts, progress);
     else if (phase.startsWith("query-")) runQueryPhase(data, state, itemSets, rng, opts, round, progress);
     else runItemPhase(data, state, itemSets, rng, opts, round, progress);
@@ -122,7 +126,7 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
     });
     state.checkpoint.phaseMetrics.push({ phase, round, dev: summary.dev, train: summary.train });
     progress.phaseEnd(phase, summary);
-    if (phase !== "sft" && (phase.startsWith("item-") || opts.ablations.freezeItems)) {
+    if (writesRound(phase, opts)) {
       writeTrainedRound(data, state, itemSets, round, start.manifest.split, opts, summary);
       written.push(round);
     }
@@ -139,6 +143,8 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
 function restore(path: string, configKey: string, opts: TrainOptions): State {
   const saved = readCheckpoint(path, configKey);
   if (saved) {
+    // JSON keeps two copies of a shared optimiser; make them one object again.
+    if (opts.ablations.sharedGenerator) saved.item.adam = saved.query.adam;
     const query = loadParams(saved.query.params);
     return { query, item: opts.ablations.sharedGenerator ? query : loadParams(saved.item.params), checkpoint: saved };
   }

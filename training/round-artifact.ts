@@ -11,7 +11,7 @@
  * round. Loaders check every checksum and reject unknown versions.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KeywordIndex, type SerializedIndex } from "../core/inverted-index.js";
 import { type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../core/query-generator.js";
@@ -38,6 +38,16 @@ export function artifactsDir(): string {
 
 export function roundDir(round: number, root = artifactsDir()): string {
   return join(root, "rounds", String(round));
+}
+
+/** The complete rounds (those with a manifest) under a root, ascending. */
+export function listRounds(root = artifactsDir()): number[] {
+  const dir = join(root, "rounds");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((d) => /^[0-9]+$/.test(d) && existsSync(join(dir, d, "manifest.json")))
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
