@@ -15,6 +15,7 @@ export interface LexicalPolicySpec {
   readonly oppositeCount: number;
   readonly oppositeDf: ReadonlyArray<readonly [string, number]>;
   readonly expansions: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, number]>]>;
+  readonly profiles: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, number]>]>;
 }
 
 export function policySpec(side: "query" | "item", params: PolicyParams, vocab: PolicyVocabulary, kMax: number): LexicalPolicySpec {
@@ -30,6 +31,7 @@ export function policySpec(side: "query" | "item", params: PolicyParams, vocab: 
     oppositeCount: vocab.oppositeCount,
     oppositeDf: byKey(vocab.oppositeDf),
     expansions: byKey(vocab.expansions),
+    profiles: byKey(vocab.profiles ?? new Map()),
   };
 }
 
@@ -44,6 +46,6 @@ export function loadPolicy(spec: LexicalPolicySpec): { params: PolicyParams; voc
   for (const [k, w] of spec.keywordWeights) params.keywordWeights.set(k, w);
   return {
     params,
-    vocab: { oppositeCount: spec.oppositeCount, oppositeDf: new Map(spec.oppositeDf), expansions: new Map(spec.expansions) },
+    vocab: { oppositeCount: spec.oppositeCount, oppositeDf: new Map(spec.oppositeDf), expansions: new Map(spec.expansions), profiles: new Map(spec.profiles) },
   };
 }

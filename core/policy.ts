@@ -13,11 +13,12 @@
  * deterministic mode keeps every z > 0, at most K_max, best first.
  */
 import { type Segment, STOPWORDS, segmentNgrams, segmentText } from "./extract.js";
+import { singular } from "./morph.js";
 import { keywordWords } from "./normalize.js";
 import type { Rng } from "./rng.js";
 
 export const POLICY_FORMAT = "cogr-lexical-policy";
-export const POLICY_VERSION = 1;
+export const POLICY_VERSION = 2;
 
 export const FEATURES = [
   "bias",
@@ -44,11 +45,16 @@ export const FEATURES = [
   "dfUpTo50",
   "dfUpTo500",
   "dfOver500",
+  "headSupport",
+  "coreSupport",
+  "isHead",
+  "endsWithHead",
+  "strongAssociation",
 ] as const;
 export const FEATURE_COUNT = FEATURES.length;
 const F = Object.fromEntries(FEATURES.map((f, j) => [f, j])) as Record<(typeof FEATURES)[number], number>;
 
-export const POLICY_LIMITS = { maxCandidates: 64, maxNgram: 3, containMaxWords: 3 } as const;
+export const POLICY_LIMITS = { maxCandidates: 64, maxNgram: 3, containMaxWords: 3, strongAssociation: 0.5 } as const;
 
 export interface PolicyVocabulary {
   /** Keyword → document frequency in the opposite side's index. */
@@ -56,6 +62,13 @@ export interface PolicyVocabulary {
   readonly oppositeCount: number;
   /** Input word → associated opposite-index keywords with their association score in (0, 1]. */
   readonly expansions: ReadonlyMap<string, ReadonlyArray<readonly [string, number]>>;
+  /**
+   * Keyword → the singular words most often found with it in the opposite
+   * units' text, with P(word | keyword): what "leather" means in the item
+   * index (chairs? sofas?). Lets a generalising feature ask whether a
+   * candidate's items are about this input's words.
+   */
+  readonly profiles?: ReadonlyMap<string, ReadonlyArray<readonly [string, number]>>;
 }
 
 export interface Candidate {
@@ -82,24 +95,60 @@ const FIELD_FEATURE: Record<Segment["field"], number> = {
   description: F.fieldDescription,
 };
 
-/** word → opposite-index keywords (of ≤ 3 words) containing it; built once per vocabulary. */
-const containCache = new WeakMap<PolicyVocabulary, Map<string, string[]>>();
-function containIndex(vocab: PolicyVocabulary): Map<string, string[]> {
-  let idx = containCache.get(vocab);
+interface OppositeLookup {
+  /**
+   * singular word → opposite-index keywords (of ≤ 3 words) filed under it: each
+   * keyword under its rarest word only, since a keyword the input contains has
+   * all its words in the input, that one included. Keeps the lists short.
+   */
+  readonly byWord: Map<string, string[]>;
+  /** singular form ("dining chair") → the opposite index's spellings of it ("dining chairs", "dining chair"). */
+  readonly byForm: Map<string, string[]>;
+  /** opposite-index keyword → its words, singular (precomputed: containment tests thousands per input). */
+  readonly forms: Map<string, string[]>;
+}
+
+const lookupCache = new WeakMap<PolicyVocabulary, OppositeLookup>();
+/** Built once per vocabulary. */
+function oppositeLookup(vocab: PolicyVocabulary): OppositeLookup {
+  let idx = lookupCache.get(vocab);
   if (!idx) {
-    idx = new Map();
+    idx = { byWord: new Map(), byForm: new Map(), forms: new Map() };
+    const wordDf = new Map<string, number>();
     for (const k of vocab.oppositeDf.keys()) {
-      const ws = keywordWords(k);
-      if (ws.length > POLICY_LIMITS.containMaxWords) continue;
-      for (const w of new Set(ws)) {
-        const l = idx.get(w);
-        if (l) l.push(k);
-        else idx.set(w, [k]);
-      }
+      const ws = keywordWords(k).map(singular);
+      idx.forms.set(k, ws);
+      push(idx.byForm, ws.join(" "), k);
+      for (const w of new Set(ws)) wordDf.set(w, (wordDf.get(w) ?? 0) + 1);
     }
-    containCache.set(vocab, idx);
+    for (const [k, ws] of idx.forms) {
+      if (ws.length > POLICY_LIMITS.containMaxWords) continue;
+      const rarest = ws.reduce((a, b) => ((wordDf.get(b) as number) < (wordDf.get(a) as number) || (wordDf.get(b) === wordDf.get(a) && b < a) ? b : a));
+      push(idx.byWord, rarest, k);
+    }
+    lookupCache.set(vocab, idx);
   }
   return idx;
+}
+
+function push(m: Map<string, string[]>, key: string, value: string): void {
+  const l = m.get(key);
+  if (l) l.push(value);
+  else m.set(key, [value]);
+}
+
+const PREPOSITIONS: ReadonlySet<string> = new Set(["for", "with", "without", "in", "on", "of", "by", "from", "to", "under", "over"]);
+
+/**
+ * The head noun, singular: the last content word of an English noun phrase
+ * ("salon chair" is a chair), before any prepositional modifier ("desk for
+ * kids" is a desk).
+ */
+export function headWord(words: readonly string[]): string | undefined {
+  const cut = words.findIndex((w) => PREPOSITIONS.has(w));
+  const phrase = cut > 0 ? words.slice(0, cut) : words;
+  const last = [...phrase].reverse().find((w) => !STOPWORDS.has(w)) ?? [...words].reverse().find((w) => !STOPWORDS.has(w));
+  return last === undefined ? undefined : singular(last);
 }
 
 export interface CandidateInput {
@@ -113,17 +162,19 @@ export interface CandidateInput {
 /** The candidate keywords of one input, with features, in a deterministic order. */
 export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput): Candidate[] {
   const found = new Map<string, Float64Array>();
-  const core = new Set(input.coreWords.filter((w) => !STOPWORDS.has(w)));
-  const allWords = new Set(input.segments.flatMap((s) => s.words));
+  // Word comparisons use singular forms, so "dining chair" covers "dining chairs".
+  const core = new Set(input.coreWords.filter((w) => !STOPWORDS.has(w)).map(singular));
+  const coreWords = [...core];
+  const allWords = new Set(input.segments.flatMap((s) => s.words.map(singular)));
   const whole = input.segments.length === 1 ? input.segments[0]?.words.join(" ") : undefined;
-  // The head of an English noun phrase is its last word ("salon chair" is a chair).
-  const head = [...input.coreWords].reverse().find((w) => !STOPWORDS.has(w));
+  const head = headWord(input.coreWords);
   const logN = Math.log(1 + vocab.oppositeCount);
+  const lookup = oppositeLookup(vocab);
   const get = (k: string) => {
     let f = found.get(k);
     if (!f) {
       f = new Float64Array(FEATURE_COUNT);
-      const ws = keywordWords(k);
+      const ws = lookup.forms.get(k) ?? keywordWords(k).map(singular);
       const df = vocab.oppositeDf.get(k) ?? 0;
       f[F.bias] = 1;
       f[ws.length === 1 ? F.len1 : ws.length === 2 ? F.len2 : F["len3+"]] = 1;
@@ -132,8 +183,16 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
       f[F.coverage] = core.size > 0 ? ws.filter((w) => core.has(w)).length / core.size : 0;
       f[F.wholeInput] = k === whole ? 1 : 0;
       f[F.containsHead] = head !== undefined && ws.includes(head) ? 1 : 0;
-      f[F.fullCoverage] = core.size > 0 && [...core].every((w) => ws.includes(w)) ? 1 : 0;
+      // Graded relevance often counts every item of the right product type (WANDS: "Partial"),
+      // so the head noun alone ("pillow") and phrases headed by it ("dining table") get their own weights.
+      f[F.isHead] = ws.length === 1 && ws[0] === head ? 1 : 0;
+      f[F.endsWithHead] = ws.length > 1 && ws[ws.length - 1] === head ? 1 : 0;
+      f[F.fullCoverage] = core.size > 0 && coreWords.every((w) => ws.includes(w)) ? 1 : 0;
       if (df > 0) f[df <= 5 ? F.dfUpTo5 : df <= 50 ? F.dfUpTo50 : df <= 500 ? F.dfUpTo500 : F.dfOver500] = 1;
+      const profile = vocab.profiles?.get(k);
+      const support = (w: string) => (ws.includes(w) ? 1 : (profile?.find(([x]) => x === w)?.[1] ?? 0));
+      f[F.headSupport] = head === undefined ? 0 : support(head);
+      f[F.coreSupport] = core.size > 0 ? coreWords.reduce((a, w) => a + support(w), 0) / core.size : 0;
       found.set(k, f);
     }
     return f;
@@ -142,22 +201,32 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
     for (const g of segmentNgrams(s.words, POLICY_LIMITS.maxNgram)) {
       const prior = input.ngramPrior?.get(g);
       if (input.ngramPrior && prior === undefined) continue;
-      const f = get(g);
-      f[F.ngram] = 1;
-      f[FIELD_FEATURE[s.field]] = 1;
-      if (prior !== undefined) f[F.tfidf] = Math.max(f[F.tfidf] as number, prior);
+      // The n-gram as written, and the opposite index's other spellings of it ("pillows" → "pillow").
+      const variants = lookup.byForm.get(keywordWords(g).map(singular).join(" ")) ?? [];
+      for (const k of variants.includes(g) ? variants : [g, ...variants]) {
+        const f = get(k);
+        f[F.ngram] = 1;
+        f[FIELD_FEATURE[s.field]] = 1;
+        if (prior !== undefined) f[F.tfidf] = Math.max(f[F.tfidf] as number, prior);
+      }
     }
   }
-  const index = containIndex(vocab);
-  for (const w of [...core].sort()) {
-    for (const k of index.get(w) ?? []) {
-      if (found.get(k)?.[F.contain] === 1) continue;
-      if (keywordWords(k).every((x) => allWords.has(x))) get(k)[F.contain] = 1;
+  // Containment: every word of the keyword in the input, at least one of them a core word.
+  for (const w of allWords) {
+    for (const k of lookup.byWord.get(w) ?? []) {
+      const ws = lookup.forms.get(k) as string[];
+      if (ws.every((x) => allWords.has(x)) && ws.some((x) => core.has(x))) get(k)[F.contain] = 1;
     }
+  }
+  const words = [...core].sort();
+  // Expansions bring what the input does not spell; a keyword it spells keeps its n-gram/containment features only.
+  for (const w of words) {
     for (const [k, score] of vocab.expansions.get(w) ?? []) {
       const f = get(k);
-      f[F.expansion] = 1;
       f[F.association] = Math.max(f[F.association] as number, score);
+      if (f[F.ngram] === 1 || f[F.contain] === 1) continue;
+      f[F.expansion] = 1;
+      if (score >= POLICY_LIMITS.strongAssociation) f[F.strongAssociation] = 1;
     }
   }
   // Keep the strongest-evidence candidates when there are too many: n-grams, then containment, then association.

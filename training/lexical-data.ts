@@ -130,4 +130,22 @@ export function roundItems(data: TrainData, itemSets: ReadonlyArray<readonly str
   }));
 }
 
+/** A round's item keyword sets in this data's item order. */
+export function itemSetsOf(data: TrainData, round: Round): string[][] {
+  const byId = new Map(round.items.map((it) => [it.id, it.keywords]));
+  return data.ids.map((id) => [...(byId.get(id) ?? [])]);
+}
+
+/**
+ * An item phase's new S_i. Eq. 2.3 is zero for keywords that no training
+ * query's S_q ∪ {q} holds (they retrieve nothing for Q), so the phase's
+ * rollouts decide only keywords the frozen query index can see, and the
+ * others are carried over from the previous S_i unchanged: the reward gives
+ * no evidence about them, and letting them drift with shared feature weights
+ * would strip items of the keywords unseen queries need. At most K_max.
+ */
+export function carryOver(decided: ReadonlyArray<readonly string[]>, previous: ReadonlyArray<readonly string[]>, visible: ReadonlySet<string>): string[][] {
+  return decided.map((set, j) => [...new Set([...set, ...(previous[j] ?? []).filter((k) => !visible.has(k))])].slice(0, REWARD_LIMITS.kMax));
+}
+
 export const buildItemIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>) => KeywordIndex.build(roundItems(data, itemSets));

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { MetricSummary } from "../core/metrics.js";
-import { decode, FEATURES, newParams, type PolicyParams, queryCandidates } from "../core/policy.js";
+import { decode, FEATURES, newParams, POLICY_VERSION, type PolicyParams, queryCandidates } from "../core/policy.js";
 import { policySpec } from "../core/policy-spec.js";
 import { policyGeneratorSpec, type QueryGenerator } from "../core/query-generator.js";
 import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
@@ -16,9 +16,11 @@ import type { Dataset } from "./data/wands.js";
 import { evaluateKeywords } from "./evaluate.js";
 import {
   buildItemIndex,
+  carryOver,
   decodeAll,
   itemCandidates,
   itemIndexSets,
+  itemSetsOf,
   itemSideVocabulary,
   prepareData,
   queryCandidateSets,
@@ -31,7 +33,7 @@ import {
 import { newAdamState } from "./optimizer.js";
 import { epochBatches, grpoStep, sftStep } from "./phase.js";
 import { FrozenIndex, itemRewardFn, queryRewardFn, transposedItemRewardFn } from "./rewards.js";
-import { readRound, readRoundFile, writeRound } from "./round-artifact.js";
+import { type Round, readRound, readRoundFile, writeRound } from "./round-artifact.js";
 
 export const TRAIN_DEFAULTS = {
   rounds: 5,
@@ -98,12 +100,14 @@ function basePrior(): PolicyParams {
 export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: TrainProgress): { rounds: number[]; history: HistoryPoint[] } {
   const start = readRound(opts.fromRound, opts.artifactsRoot);
   const data = prepareData(dataset, start);
-  const configKey = JSON.stringify({ opts: { ...opts, artifactsRoot: undefined }, data: dataset.dir, start: start.manifest.checksums });
+  // A checkpoint resumes only the same run: options, data, starting round and policy format (a new feature set restarts).
+  const policy = { version: POLICY_VERSION, features: FEATURES };
+  const configKey = JSON.stringify({ opts: { ...opts, artifactsRoot: undefined }, data: dataset.dir, start: start.manifest.checksums, policy });
   const ckptPath = join(opts.artifactsRoot, "train", "lexical", "checkpoint.json");
   const state = restore(ckptPath, configKey, opts);
   const rng = new Rng(state.checkpoint.rng);
   const written: number[] = [];
-  let itemSets = decodeItems(data, state);
+  let itemSets = initialItemSets(data, state, start, opts);
 
   for (const phase of phasesOf(opts)) {
     if (state.checkpoint.completed.includes(phase)) {
@@ -113,8 +117,8 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
     const round = phase === "sft" ? opts.fromRound : roundOf(phase);
     if (phase === "sft") runSft(data, state, rng, opts, progress);
     else if (phase.startsWith("query-")) runQueryPhase(data, state, itemSets, rng, opts, round, progress);
-    else runItemPhase(data, state, itemSets, rng, opts, round, progress);
-    itemSets = decodeItems(data, state);
+    else itemSets = runItemPhase(data, state, itemSets, rng, opts, round, progress);
+    if (phase === "sft") itemSets = decodeItems(data, state);
     const summary = evaluate(data, state, itemSets);
     state.checkpoint.history.push({
       step: state.checkpoint.step,
@@ -193,6 +197,17 @@ function currentItemCandidates(data: TrainData, state: State) {
 
 const decodeItems = (data: TrainData, state: State): string[][] => decodeAll(state.item, currentItemCandidates(data, state));
 
+/**
+ * The item sets a run (or a resumed run) starts from: the last written round's
+ * after an item phase (they carry keywords over, see runItemPhase), the
+ * starting round's when continuing from one, else the current item policy's.
+ */
+function initialItemSets(data: TrainData, state: State, start: Round, opts: TrainOptions): string[][] {
+  const lastItemRound = Math.max(-1, ...state.checkpoint.completed.filter((p) => p.startsWith("item-")).map(roundOf));
+  if (lastItemRound >= 0) return itemSetsOf(data, readRound(lastItemRound, opts.artifactsRoot));
+  return opts.fromRound > 0 ? itemSetsOf(data, start) : decodeItems(data, state);
+}
+
 function queryGenerator(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>): QueryGenerator {
   const vocab = itemSideVocabulary(data, itemSets);
   return (q) => decode(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
@@ -252,10 +267,11 @@ function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng:
   }
 }
 
-function runItemPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): void {
+function runItemPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): string[][] {
   // The frozen query index (Alg. 2, line 4): the current query policy against the current item index.
   const qIndexSets = queryIndexSets(data, decodeAll(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, itemSets))));
-  const cands = currentItemCandidates(data, state);
+  const visible = new Set(qIndexSets.flat());
+  const cands = currentItemCandidates(data, state).map((c) => c.filter((x) => visible.has(x.keyword)));
   const itemSetsWithNames = itemIndexSets(data, itemSets);
   let reward: (i: number, k: readonly string[]) => number;
   if (opts.ablations.itemReward === "transposed-f1") {
@@ -278,6 +294,7 @@ function runItemPhase(data: TrainData, state: State, itemSets: string[][], rng: 
       progress.step({ meanReward: s.meanReward });
     }
   }
+  return carryOver(decodeAll(state.item, cands), itemSets, visible);
 }
 
 function writeTrainedRound(

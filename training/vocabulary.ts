@@ -4,10 +4,11 @@
  * opposite keywords, by cosine of co-occurrence counts).
  */
 import { getOrInsert } from "../core/collections.js";
+import { singular } from "../core/morph.js";
 import { keywordWords } from "../core/normalize.js";
 import type { PolicyVocabulary } from "../core/policy.js";
 
-export const VOCAB_DEFAULTS = { expansionsPerWord: 8, minCooccurrence: 2 } as const;
+export const VOCAB_DEFAULTS = { expansionsPerWord: 8, minCooccurrence: 2, profileWords: 8, minProfileProbability: 0.1 } as const;
 
 export interface Unit {
   /** Words that describe the unit (an item's name and keywords; a query's words). */
@@ -25,19 +26,23 @@ export function buildVocabulary(units: readonly Unit[], opts: { expansionsPerWor
   for (const u of units) {
     const ks = [...new Set(u.keywords)];
     for (const k of ks) df.set(k, (df.get(k) ?? 0) + 1);
-    for (const w of u.words) {
+    // Expansions are keyed by singular words, as the policy looks them up (core/morph.ts).
+    for (const w of new Set([...u.words].map(singular))) {
       wordCount.set(w, (wordCount.get(w) ?? 0) + 1);
       const m = getOrInsert(pairs, w, () => new Map<string, number>());
       for (const k of ks) m.set(k, (m.get(k) ?? 0) + 1);
     }
   }
   const expansions = new Map<string, Array<[string, number]>>();
+  const profiles = new Map<string, Array<[string, number]>>();
   for (const [w, m] of [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const cw = wordCount.get(w) ?? 1;
     const scored: Array<[string, number]> = [];
     for (const [k, c] of m) {
+      const p = c / (df.get(k) ?? 1);
+      if (p >= VOCAB_DEFAULTS.minProfileProbability && !keywordWords(k).some((x) => singular(x) === w)) getOrInsert(profiles, k, () => []).push([w, p]);
       // A keyword that merely contains the word is found by containment; expansions add what it does not.
-      if (c < minC || keywordWords(k).includes(w)) continue;
+      if (c < minC || keywordWords(k).some((x) => singular(x) === w)) continue;
       scored.push([k, c / Math.sqrt(cw * (df.get(k) ?? 1))]);
     }
     scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
@@ -47,5 +52,12 @@ export function buildVocabulary(units: readonly Unit[], opts: { expansionsPerWor
         scored.slice(0, topE).map(([k, s]) => [k, Math.round(s * 1e4) / 1e4]),
       );
   }
-  return { oppositeDf: df, oppositeCount: units.length, expansions };
+  for (const [k, l] of profiles) {
+    l.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    profiles.set(
+      k,
+      l.slice(0, VOCAB_DEFAULTS.profileWords).map(([w, p]) => [w, Math.round(p * 1e3) / 1e3]),
+    );
+  }
+  return { oppositeDf: df, oppositeCount: units.length, expansions, profiles };
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { buildCandidates, type Candidate, FEATURE_COUNT, logits, newParams, sampleSet, setLogProb } from "../../core/policy.js";
+import { buildCandidates, type Candidate, FEATURE_COUNT, FEATURES, headWord, logits, newParams, sampleSet, setLogProb } from "../../core/policy.js";
 import { Rng } from "../../core/rng.js";
 import { clippedSurrogate, grpoAdvantages, supervisedLoss } from "../../training/grpo.js";
+import { carryOver } from "../../training/lexical-data.js";
 import { newAdamState } from "../../training/optimizer.js";
 import { grpoStep } from "../../training/phase.js";
+import { buildVocabulary } from "../../training/vocabulary.js";
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 
@@ -101,6 +103,66 @@ describe("the lexical policy", () => {
     expect([...z].every((v) => v === 0)).toBe(true);
   });
 
+  it("matches plural and singular forms and asks the opposite side what a keyword is about", () => {
+    const vocab = {
+      oppositeDf: new Map([
+        ["dining chair", 20],
+        ["leather", 50],
+        ["sofa", 80],
+        ["recliner", 30],
+      ]),
+      oppositeCount: 500,
+      expansions: new Map([
+        [
+          "leather",
+          [
+            ["dining chair", 0.7],
+            ["recliner", 0.6],
+          ] as const,
+        ],
+      ]),
+      profiles: new Map([["leather", [["sofa", 0.6] as const, ["chair", 0.3] as const]]]),
+    };
+    const cands = buildCandidates(vocab, { segments: [{ field: "name", words: ["leather", "dining", "chairs"] }], coreWords: ["leather", "dining", "chairs"] });
+    const feature = (k: string, f: (typeof FEATURES)[number]) => cands.find((c) => c.keyword === k)?.features[FEATURES.indexOf(f)];
+    // "dining chair" is in the opposite index; the query says "chairs": it is the n-gram, in the index's spelling.
+    expect(feature("dining chair", "ngram")).toBe(1);
+    expect(feature("dining chair", "contain")).toBe(1);
+    expect(feature("dining chair", "expansion")).toBe(0);
+    expect(feature("dining chair", "association")).toBeCloseTo(0.7);
+    expect(feature("recliner", "expansion")).toBe(1);
+    expect(feature("recliner", "strongAssociation")).toBe(1);
+    expect(feature("dining chair", "containsHead")).toBe(1);
+    expect(feature("dining chair", "coverage")).toBeCloseTo(2 / 3);
+    expect(feature("sofa", "contain")).toBeUndefined();
+    // Items keyed "leather" are sofas more often than chairs: head support 0.3, core support (1 + 0 + 0.3) / 3.
+    expect(feature("leather", "headSupport")).toBeCloseTo(0.3);
+    expect(feature("leather", "coreSupport")).toBeCloseTo(1.3 / 3);
+    expect(feature("dining chair", "headSupport")).toBe(1);
+  });
+
+  it("finds the head noun before a prepositional modifier", () => {
+    expect(headWord(["salon", "chairs"])).toBe("chair");
+    expect(headWord(["desk", "for", "kids"])).toBe("desk");
+    expect(headWord(["sofa", "with", "cushions"])).toBe("sofa");
+    expect(headWord(["for", "kids"])).toBe("kid");
+    expect(headWord(["the", "and"])).toBeUndefined();
+  });
+
+  it("a vocabulary profiles each keyword by the words of the units that hold it", () => {
+    const vocab = buildVocabulary([
+      { words: new Set(["leather", "sofas"]), keywords: ["leather"] },
+      { words: new Set(["leather", "sofa", "brown"]), keywords: ["leather", "brown"] },
+      { words: new Set(["leather", "chair"]), keywords: ["leather"] },
+      { words: new Set(["oak", "chair"]), keywords: ["oak"] },
+    ]);
+    const profile = new Map(vocab.profiles?.get("leather"));
+    expect(profile.get("sofa")).toBeCloseTo(2 / 3, 3);
+    expect(profile.get("chair")).toBeCloseTo(1 / 3, 3);
+    expect(profile.has("leather")).toBe(false);
+    expect(vocab.oppositeDf.get("leather")).toBe(3);
+  });
+
   it("a few GRPO steps raise the mean reward on a small task", () => {
     // Reward: 1 for keeping "good" and dropping "bad", less otherwise.
     const cands = [[candidate("good", 1), candidate("bad", 2), candidate("meh", 3)]];
@@ -115,5 +177,23 @@ describe("the lexical policy", () => {
     expect(last).toBeGreaterThan(0.9);
     expect(params.keywordWeights.get("good")).toBeGreaterThan(0);
     expect(params.keywordWeights.get("bad")).toBeLessThan(0);
+  });
+});
+
+describe("item-phase carry-over", () => {
+  it("decides what the query index sees and keeps the rest of S_i as it was", () => {
+    const visible = new Set(["sofa", "leather sofa"]);
+    const previous = [["sofa", "tufted", "chesterfield"], ["oak table"], []];
+    const decided = [["leather sofa"], ["sofa"], []];
+    // Item 0 drops "sofa" (seen, decided against) and keeps its unseen keywords; item 1 adds "sofa".
+    expect(carryOver(decided, previous, visible)).toEqual([["leather sofa", "tufted", "chesterfield"], ["sofa", "oak table"], []]);
+  });
+
+  it("never exceeds K_max", () => {
+    const previous = [Array.from({ length: 30 }, (_, j) => `old ${j}`)];
+    const decided = [["new"]];
+    const out = carryOver(decided, previous, new Set(["new"]));
+    expect(out[0]).toHaveLength(30);
+    expect(out[0]?.[0]).toBe("new");
   });
 });
