@@ -1,7 +1,8 @@
 /**
  * `npm start`: one command from a fresh clone to a running search API.
  *   1. builds round 0 from COGR_DATA (default data/wands) if no round exists;
- *   2. publishes the newest round into the local state;
+ *   2. publishes the newest round into the local state (replacing an earlier,
+ *      different round N there: re-training rewrites artifacts/rounds/N);
  *   3. runs `wrangler dev` on http://127.0.0.1:8787 until Ctrl-C.
  */
 import { existsSync } from "node:fs";
@@ -35,8 +36,10 @@ runCli(async () => {
   const config = readDeployConfig();
   console.log(`publishing round ${round} locally …`);
   await applyMigrations(config, { mode: "local", stateDir });
-  const outcome = await publishTo(await localTarget(config, stateDir), planFor(readRound(round), config));
-  console.log(`round ${round} ${outcome === "unchanged" ? "is already published" : "published"}`);
+  // Local state is a development cache of the artifacts: a re-trained round replaces the one published under its number.
+  const outcome = await publishTo(await localTarget(config, stateDir), planFor(readRound(round), config), undefined, { replace: true });
+  const said = { unchanged: "is already published", published: "published", replaced: "published (it replaced an earlier round with that number)" } as const;
+  console.log(`round ${round} ${said[outcome]}`);
 
   const server = await startDevServer(port, stateDir, "inherit");
   console.log(`cogr-edge is serving round ${round} on ${server.url}  (try ${server.url}/v1/search?q=armchair — Ctrl-C stops it)`);

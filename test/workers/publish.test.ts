@@ -52,6 +52,19 @@ describe("publishing", () => {
     await expect(publish(other)).rejects.toThrow(/already published with other content/);
   });
 
+  it("replaces it when asked (npm start on local state), even while it serves", async () => {
+    const other = { ...round1, manifest: { ...round1.manifest, checksums: { ...round1.manifest.checksums, "index.json": "e".repeat(64) } } };
+    const hash = async () => JSON.parse((await env.CATALOG.prepare("SELECT manifest FROM rounds WHERE round = 1").first("manifest")) as string).contentHash;
+    const original = await hash();
+    expect(await publishRound(target(), planPublish(other, 4), undefined, { replace: true })).toBe("replaced");
+    expect(await hash()).toBe(planPublish(other, 4).manifest.contentHash);
+    expect(await hash()).not.toBe(original);
+    clearRoundCache();
+    expect((await getJson<{ round: number }>("/v1/search?q=wood%20table")).body.round).toBe(1);
+    expect(await publishRound(target(), planPublish(round1, 4), undefined, { replace: true })).toBe("replaced");
+    expect(await hash()).toBe(original);
+  });
+
   it("unpublishes only rounds no arm serves", async () => {
     await expect(unpublishRound(target(), 1)).rejects.toThrow(/serving traffic/);
     await env.CACHE.put(ROLLOUT_KEY, JSON.stringify({ arms: [{ round: 0, weight: 1 }] }));

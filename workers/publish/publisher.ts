@@ -14,7 +14,16 @@ import type { PublishTarget } from "./target.js";
 
 export class PublishError extends Error {}
 
-export type PublishOutcome = "published" | "unchanged";
+export type PublishOutcome = "published" | "unchanged" | "replaced";
+
+export interface PublishOptions {
+  /**
+   * Local development only (`npm start`): a round published with other content
+   * (a re-trained round N) is unpublished first, even while it serves. Never
+   * for shared state, where a round's number names its content.
+   */
+  readonly replace?: boolean;
+}
 
 export type PublishProgress = (step: string, done: number, total: number) => void;
 
@@ -26,15 +35,25 @@ async function roundRow(target: PublishTarget, round: number): Promise<{ state: 
   return { state: row.slice(0, cut), manifest: row.slice(cut + 1) };
 }
 
-export async function publishRound(target: PublishTarget, plan: PublishPlan, progress: PublishProgress = () => {}): Promise<PublishOutcome> {
+export async function publishRound(
+  target: PublishTarget,
+  plan: PublishPlan,
+  progress: PublishProgress = () => {},
+  opts: PublishOptions = {},
+): Promise<PublishOutcome> {
   const { round, manifest } = plan;
   if (target.shards.length !== manifest.shardCount) {
     throw new PublishError(`the target has ${target.shards.length} shard databases but the plan is for ${manifest.shardCount}`);
   }
   const existing = await roundRow(target, round);
+  let replaced = false;
   if (existing?.state === "published") {
     if (parseServingManifest(existing.manifest).contentHash === manifest.contentHash) return "unchanged";
-    throw new PublishError(`round ${round} is already published with other content: unpublish it first (npm run unpublish -- --round ${round})`);
+    if (!opts.replace) {
+      throw new PublishError(`round ${round} is already published with other content: unpublish it first (npm run unpublish -- --round ${round})`);
+    }
+    await unpublishRound(target, round, { evenIfServing: true });
+    replaced = true;
   }
   if (existing?.state === "unpublishing") throw new PublishError(`round ${round} is being unpublished: finish that first`);
 
@@ -80,7 +99,7 @@ export async function publishRound(target: PublishTarget, plan: PublishPlan, pro
   ]);
   const after = await roundRow(target, round);
   if (after?.state !== "published") throw new PublishError(`round ${round} changed state during publish`);
-  return "published";
+  return replaced ? "replaced" : "published";
 }
 
 /** Rounds that serve traffic: the rollout's arms, or the newest published round when there is no rollout. */
@@ -91,10 +110,10 @@ export async function servingRounds(target: PublishTarget): Promise<number[]> {
   return newest === null ? [] : [Number(newest)];
 }
 
-export async function unpublishRound(target: PublishTarget, round: number): Promise<void> {
+export async function unpublishRound(target: PublishTarget, round: number, opts: { evenIfServing?: boolean } = {}): Promise<void> {
   const existing = await roundRow(target, round);
   if (!existing) throw new PublishError(`round ${round} is not published`);
-  if (existing.state === "published" && (await servingRounds(target)).includes(round)) {
+  if (!opts.evenIfServing && existing.state === "published" && (await servingRounds(target)).includes(round)) {
     throw new PublishError(`round ${round} is serving traffic: publish a newer round or change the rollout first`);
   }
   // Published rows hold the full manifest, interrupted ones a placeholder: both carry the content hash.
