@@ -53,9 +53,14 @@ describe("npm run train (lexical, synthetic data)", () => {
     expect([null, 137]).toContain(dead.status); // SIGKILL right after query-1 was checkpointed
     expect(dead.stdout).toMatch(/query-1: dev F1/);
     expect(dead.stdout).not.toMatch(/item-1: dev F1/);
+    // Killed again after an item phase: the resumed run must start from that round's carried-over item sets.
+    const again = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TRAIN_KILL_AFTER: "item-1" });
+    expect([null, 137]).toContain(again.status);
+    expect(again.stdout).not.toMatch(/sft: dev F1|query-1: dev F1/);
+    expect(again.stdout).toMatch(/item-1: dev F1/);
     const resumed = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed });
     expect(resumed.status).toBe(0);
-    expect(resumed.stdout).not.toMatch(/sft: dev F1|query-1: dev F1/);
+    expect(resumed.stdout).not.toMatch(/sft: dev F1|query-1: dev F1|item-1: dev F1/);
     expect(resumed.stdout).toMatch(/query-2: dev F1/);
     expect(checksums(killed, 2)).toEqual(checksums(ref, 2));
   });
