@@ -12,6 +12,7 @@
  * independent Bernoulli(σ(z)) per candidate, so log π(S) is a sum; the
  * deterministic mode keeps every z > 0, at most K_max, best first.
  */
+import { getOrInsert } from "./collections.js";
 import { type Segment, STOPWORDS, segmentNgrams, segmentText } from "./extract.js";
 import { singular } from "./morph.js";
 import { keywordWords } from "./normalize.js";
@@ -118,23 +119,17 @@ function oppositeLookup(vocab: PolicyVocabulary): OppositeLookup {
     for (const k of vocab.oppositeDf.keys()) {
       const ws = keywordWords(k).map(singular);
       idx.forms.set(k, ws);
-      push(idx.byForm, ws.join(" "), k);
+      getOrInsert(idx.byForm, ws.join(" "), (): string[] => []).push(k);
       for (const w of new Set(ws)) wordDf.set(w, (wordDf.get(w) ?? 0) + 1);
     }
     for (const [k, ws] of idx.forms) {
       if (ws.length > POLICY_LIMITS.containMaxWords) continue;
       const rarest = ws.reduce((a, b) => ((wordDf.get(b) as number) < (wordDf.get(a) as number) || (wordDf.get(b) === wordDf.get(a) && b < a) ? b : a));
-      push(idx.byWord, rarest, k);
+      getOrInsert(idx.byWord, rarest, (): string[] => []).push(k);
     }
     lookupCache.set(vocab, idx);
   }
   return idx;
-}
-
-function push(m: Map<string, string[]>, key: string, value: string): void {
-  const l = m.get(key);
-  if (l) l.push(value);
-  else m.set(key, [value]);
 }
 
 const PREPOSITIONS: ReadonlySet<string> = new Set(["for", "with", "without", "in", "on", "of", "by", "from", "to", "under", "over"]);
@@ -218,9 +213,9 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
       if (ws.every((x) => allWords.has(x)) && ws.some((x) => core.has(x))) get(k)[F.contain] = 1;
     }
   }
-  const words = [...core].sort();
   // Expansions bring what the input does not spell; a keyword it spells keeps its n-gram/containment features only.
-  for (const w of words) {
+  // (Order-free: association is a max, and n-gram/containment flags are all set above.)
+  for (const w of coreWords) {
     for (const [k, score] of vocab.expansions.get(w) ?? []) {
       const f = get(k);
       f[F.association] = Math.max(f[F.association] as number, score);

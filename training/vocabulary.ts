@@ -35,14 +35,16 @@ export function buildVocabulary(units: readonly Unit[], opts: { expansionsPerWor
   }
   const expansions = new Map<string, Array<[string, number]>>();
   const profiles = new Map<string, Array<[string, number]>>();
+  const forms = new Map<string, Set<string>>();
   for (const [w, m] of [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const cw = wordCount.get(w) ?? 1;
     const scored: Array<[string, number]> = [];
     for (const [k, c] of m) {
+      // A keyword's own words say nothing about it (profiles), and containment finds it (expansions).
+      if (getOrInsert(forms, k, () => new Set(keywordWords(k).map(singular))).has(w)) continue;
       const p = c / (df.get(k) ?? 1);
-      if (p >= VOCAB_DEFAULTS.minProfileProbability && !keywordWords(k).some((x) => singular(x) === w)) getOrInsert(profiles, k, () => []).push([w, p]);
-      // A keyword that merely contains the word is found by containment; expansions add what it does not.
-      if (c < minC || keywordWords(k).some((x) => singular(x) === w)) continue;
+      if (p >= VOCAB_DEFAULTS.minProfileProbability) getOrInsert(profiles, k, () => []).push([w, p]);
+      if (c < minC) continue;
       scored.push([k, c / Math.sqrt(cw * (df.get(k) ?? 1))]);
     }
     scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
