@@ -4,13 +4,15 @@
  *
  * Candidates are the input's n-grams, the opposite index's keywords whose
  * words all occur in the input ("containment"), and learned expansions (the
- * opposite index's keywords most associated with each input word). Each
- * candidate gets a logit z = w·φ + u[keyword]: φ are features that
- * generalise (origin, length, specificity in the opposite index, coverage of
- * the input, association, field), u is a per-keyword weight (a vocabulary
- * feature, not an id of any query or item). A keyword set is drawn with an
- * independent Bernoulli(σ(z)) per candidate, so log π(S) is a sum; the
- * deterministic mode keeps every z > 0, at most K_max, best first.
+ * opposite index's keywords most associated with each input word, and its
+ * longer phrases holding an input word: "extensions"). Each candidate gets a
+ * logit z = w·φ + u[keyword]: φ are features that generalise (origin, length,
+ * specificity in the opposite index, coverage of the input, association,
+ * field, head noun, subsumption by a longer live phrase of the input), u is a
+ * per-keyword weight (a vocabulary feature, not an id of any query or item).
+ * A keyword set is drawn with an independent Bernoulli(σ(z)) per candidate, so
+ * log π(S) is a sum; the deterministic mode keeps every z > 0, at most K_max,
+ * best first (`decode`; `decodeQuery` is what serving runs).
  */
 import { getOrInsert } from "./collections.js";
 import { type Segment, STOPWORDS, segmentNgrams, segmentText } from "./extract.js";
@@ -19,7 +21,7 @@ import { keywordWords } from "./normalize.js";
 import type { Rng } from "./rng.js";
 
 export const POLICY_FORMAT = "cogr-lexical-policy";
-export const POLICY_VERSION = 2;
+export const POLICY_VERSION = 3;
 
 export const FEATURES = [
   "bias",
@@ -51,11 +53,13 @@ export const FEATURES = [
   "isHead",
   "endsWithHead",
   "strongAssociation",
+  "extension",
+  "subsumed",
 ] as const;
 export const FEATURE_COUNT = FEATURES.length;
 const F = Object.fromEntries(FEATURES.map((f, j) => [f, j])) as Record<(typeof FEATURES)[number], number>;
 
-export const POLICY_LIMITS = { maxCandidates: 64, maxNgram: 3, containMaxWords: 3, strongAssociation: 0.5 } as const;
+export const POLICY_LIMITS = { maxCandidates: 64, maxNgram: 3, containMaxWords: 3, strongAssociation: 0.5, queryFallbackKeywords: 3 } as const;
 
 export interface PolicyVocabulary {
   /** Keyword → document frequency in the opposite side's index. */
@@ -74,7 +78,8 @@ export interface PolicyVocabulary {
 
 export interface Candidate {
   readonly keyword: string;
-  readonly features: Float64Array;
+  /** Indexed by FEATURES. A plain array: allocating a small typed array per candidate cost a fifth of candidate building. */
+  readonly features: number[];
 }
 
 export interface PolicyParams {
@@ -156,7 +161,7 @@ export interface CandidateInput {
 
 /** The candidate keywords of one input, with features, in a deterministic order. */
 export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput): Candidate[] {
-  const found = new Map<string, Float64Array>();
+  const found = new Map<string, number[]>();
   // Word comparisons use singular forms, so "dining chair" covers "dining chairs".
   const core = new Set(input.coreWords.filter((w) => !STOPWORDS.has(w)).map(singular));
   const coreWords = [...core];
@@ -165,32 +170,28 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
   const head = headWord(input.coreWords);
   const logN = Math.log(1 + vocab.oppositeCount);
   const lookup = oppositeLookup(vocab);
-  const get = (k: string) => {
-    let f = found.get(k);
-    if (!f) {
-      f = new Float64Array(FEATURE_COUNT);
-      const ws = lookup.forms.get(k) ?? keywordWords(k).map(singular);
-      const df = vocab.oppositeDf.get(k) ?? 0;
-      f[F.bias] = 1;
-      f[ws.length === 1 ? F.len1 : ws.length === 2 ? F.len2 : F["len3+"]] = 1;
-      f[F.specificity] = df > 0 ? 1 - Math.log(1 + df) / logN : 0;
-      f[F.unknownOpposite] = df === 0 ? 1 : 0;
-      f[F.coverage] = core.size > 0 ? ws.filter((w) => core.has(w)).length / core.size : 0;
-      f[F.wholeInput] = k === whole ? 1 : 0;
-      f[F.containsHead] = head !== undefined && ws.includes(head) ? 1 : 0;
-      // Graded relevance often counts every item of the right product type (WANDS: "Partial"),
-      // so the head noun alone ("pillow") and phrases headed by it ("dining table") get their own weights.
-      f[F.isHead] = ws.length === 1 && ws[0] === head ? 1 : 0;
-      f[F.endsWithHead] = ws.length > 1 && ws[ws.length - 1] === head ? 1 : 0;
-      f[F.fullCoverage] = core.size > 0 && coreWords.every((w) => ws.includes(w)) ? 1 : 0;
-      if (df > 0) f[df <= 5 ? F.dfUpTo5 : df <= 50 ? F.dfUpTo50 : df <= 500 ? F.dfUpTo500 : F.dfOver500] = 1;
-      const profile = vocab.profiles?.get(k);
-      const support = (w: string) => (ws.includes(w) ? 1 : (profile?.find(([x]) => x === w)?.[1] ?? 0));
-      f[F.headSupport] = head === undefined ? 0 : support(head);
-      f[F.coreSupport] = core.size > 0 ? coreWords.reduce((a, w) => a + support(w), 0) / core.size : 0;
-      found.set(k, f);
-    }
-    return f;
+  // Origins first (cheap), the features that look the keyword up only for the kept candidates (below).
+  const get = (k: string) => getOrInsert(found, k, () => new Array<number>(FEATURE_COUNT).fill(0));
+  const describe = (k: string, f: number[]) => {
+    const ws = lookup.forms.get(k) ?? keywordWords(k).map(singular);
+    const df = vocab.oppositeDf.get(k) ?? 0;
+    f[F.bias] = 1;
+    f[ws.length === 1 ? F.len1 : ws.length === 2 ? F.len2 : F["len3+"]] = 1;
+    f[F.specificity] = df > 0 ? 1 - Math.log(1 + df) / logN : 0;
+    f[F.unknownOpposite] = df === 0 ? 1 : 0;
+    f[F.coverage] = core.size > 0 ? ws.filter((w) => core.has(w)).length / core.size : 0;
+    f[F.wholeInput] = k === whole ? 1 : 0;
+    f[F.containsHead] = head !== undefined && ws.includes(head) ? 1 : 0;
+    // Graded relevance often counts every item of the right product type (WANDS: "Partial"),
+    // so the head noun alone ("pillow") and phrases headed by it ("dining table") get their own weights.
+    f[F.isHead] = ws.length === 1 && ws[0] === head ? 1 : 0;
+    f[F.endsWithHead] = ws.length > 1 && ws[ws.length - 1] === head ? 1 : 0;
+    f[F.fullCoverage] = core.size > 0 && coreWords.every((w) => ws.includes(w)) ? 1 : 0;
+    if (df > 0) f[df <= 5 ? F.dfUpTo5 : df <= 50 ? F.dfUpTo50 : df <= 500 ? F.dfUpTo500 : F.dfOver500] = 1;
+    const profile = vocab.profiles?.get(k);
+    const support = (w: string) => (ws.includes(w) ? 1 : (profile?.find(([x]) => x === w)?.[1] ?? 0));
+    f[F.headSupport] = head === undefined ? 0 : support(head);
+    f[F.coreSupport] = core.size > 0 ? coreWords.reduce((a, w) => a + support(w), 0) / core.size : 0;
   };
   for (const s of input.segments) {
     for (const g of segmentNgrams(s.words, POLICY_LIMITS.maxNgram)) {
@@ -220,16 +221,36 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
       const f = get(k);
       f[F.association] = Math.max(f[F.association] as number, score);
       if (f[F.ngram] === 1 || f[F.contain] === 1) continue;
-      f[F.expansion] = 1;
+      // An extension spells an input word and adds others ("rug" → "area rug"); an expansion spells none.
+      f[(lookup.forms.get(k) ?? []).some((x) => core.has(x)) ? F.extension : F.expansion] = 1;
       if (score >= POLICY_LIMITS.strongAssociation) f[F.strongAssociation] = 1;
     }
   }
   // Keep the strongest-evidence candidates when there are too many: n-grams, then containment, then association.
-  const prior = (f: Float64Array) => 4 * (f[F.ngram] as number) + 2 * (f[F.contain] as number) + (f[F.association] as number) + (f[F.tfidf] as number);
-  return [...found]
-    .sort((a, b) => prior(b[1]) - prior(a[1]) || (a[0] < b[0] ? -1 : 1))
-    .slice(0, POLICY_LIMITS.maxCandidates)
-    .map(([keyword, features]) => ({ keyword, features }));
+  const prior = (f: number[]) => 4 * (f[F.ngram] as number) + 2 * (f[F.contain] as number) + (f[F.association] as number) + (f[F.tfidf] as number);
+  const kept = [...found].sort((a, b) => prior(b[1]) - prior(a[1]) || (a[0] < b[0] ? -1 : 1)).slice(0, POLICY_LIMITS.maxCandidates);
+  for (const [k, f] of kept) describe(k, f);
+  markSubsumed(kept, lookup, vocab);
+  return kept.map(([keyword, features]) => ({ keyword, features }));
+}
+
+/**
+ * Set context for a per-candidate decision: a keyword is subsumed when a longer
+ * phrase of the input that holds all its words is in the opposite index
+ * ("tile" beside a live "subway tile"). The broad keyword then mostly adds
+ * items the specific one left out on purpose; without a live specific phrase
+ * ("tressler rug" is in no item set) the broad one is the query's only recall.
+ */
+function markSubsumed(kept: ReadonlyArray<readonly [string, number[]]>, lookup: OppositeLookup, vocab: PolicyVocabulary): void {
+  const spelled = kept.filter(([k, f]) => (f[F.ngram] === 1 || f[F.contain] === 1) && (vocab.oppositeDf.get(k) ?? 0) > 0);
+  for (const [k, f] of kept) {
+    const ws = lookup.forms.get(k) ?? keywordWords(k).map(singular);
+    const longer = spelled.some(([k2]) => {
+      const ws2 = lookup.forms.get(k2) ?? [];
+      return k2 !== k && ws2.length > ws.length && ws.every((w) => ws2.includes(w));
+    });
+    if (longer) f[F.subsumed] = 1;
+  }
 }
 
 export function queryCandidates(vocab: PolicyVocabulary, query: string): Candidate[] {
@@ -268,15 +289,39 @@ export function setLogProb(params: PolicyParams, cands: readonly Candidate[], ch
   return s;
 }
 
-/** Deterministic decoding for indexing and serving: every z > 0, best first, at most kMax. */
-export function decode(params: PolicyParams, cands: readonly Candidate[], kMax: number): string[] {
+/**
+ * Deterministic decoding for indexing and serving: every z > minLogit (the
+ * policy's mode at 0), best first, at most kMax.
+ */
+export function decode(params: PolicyParams, cands: readonly Candidate[], kMax: number, minLogit = 0): string[] {
   const z = logits(params, cands);
   return cands
     .map((c, j) => [c.keyword, z[j] as number] as const)
-    .filter(([, s]) => s > 0)
+    .filter(([, s]) => s > minLogit)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, kMax)
     .map(([k]) => k);
+}
+
+/**
+ * Query-side decoding, as serving runs it: `decode`, and when none of the kept
+ * keywords is in the item index (each would retrieve nothing), the
+ * best-scoring candidates that are, whatever their score. An empty I_ret(q)
+ * scores F1 = 0; the query's closest live keywords ("tressler rug" → "area rug")
+ * almost always do better. The count was chosen on training queries.
+ */
+export function decodeQuery(params: PolicyParams, cands: readonly Candidate[], kMax: number): string[] {
+  const kept = decode(params, cands, kMax);
+  const known = (k: string) => cands.find((c) => c.keyword === k)?.features[F.unknownOpposite] === 0;
+  if (kept.some(known)) return kept;
+  const z = logits(params, cands);
+  const live = cands
+    .map((c, j) => [c.keyword, z[j] as number] as const)
+    .filter(([k]) => known(k) && !kept.includes(k))
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, POLICY_LIMITS.queryFallbackKeywords)
+    .map(([k]) => k);
+  return [...kept, ...live].slice(0, kMax);
 }
 
 export const chosenKeywords = (cands: readonly Candidate[], chosen: Uint8Array) => cands.filter((_, j) => chosen[j]).map((c) => c.keyword);

@@ -8,7 +8,7 @@
  * or version is refused.
  */
 import { EXTRACTOR_DEFAULTS, extractKeywords, segmentText } from "./extract.js";
-import { decode, queryCandidates } from "./policy.js";
+import { decodeQuery, queryCandidates } from "./policy.js";
 import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
 
 export const QUERY_GENERATOR_FORMAT = "cogr-query-generator";
@@ -79,7 +79,7 @@ export function loadQueryGenerator(spec: QueryGeneratorSpec): QueryGenerator | n
   if (spec.kind === "llm") return spec.policy ? loadQueryGenerator(spec.policy) : null;
   if (spec.kind === "lexical-policy") {
     const { params, vocab } = loadPolicy(spec.policy);
-    return (query) => decode(params, queryCandidates(vocab, query), spec.policy.kMax);
+    return (query) => decodeQuery(params, queryCandidates(vocab, query), spec.policy.kMax);
   }
   const df = new Map(spec.df);
   const opts = { maxKeywords: spec.maxKeywords, maxNgram: spec.maxNgram, minDf: 1 };

@@ -16,7 +16,7 @@ import { buildRound0 } from "../training/round0.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE =
-  "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 10] [--epochs-item 5] " +
+  "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
   "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items]";
 
 function ablationName(a: Ablations): string | null {

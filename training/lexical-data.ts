@@ -6,7 +6,7 @@
 import { extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment, scoreNgrams } from "../core/extract.js";
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
-import { buildCandidates, type Candidate, decode, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
+import { buildCandidates, type Candidate, decode, decodeQuery, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
 import { REWARD_LIMITS } from "../core/reward.js";
 import type { RoundItem } from "../core/round-format.js";
 import type { Dataset, Product } from "./data/wands.js";
@@ -14,7 +14,7 @@ import { type EvalQuery, toEvalQueries } from "./evaluate.js";
 import type { Round } from "./round-artifact.js";
 import { buildVocabulary } from "./vocabulary.js";
 
-export const DATA_LIMITS = { ngramCandidatesPerItem: 40, sftQueryTargets: 15 } as const;
+export const DATA_LIMITS = { ngramCandidatesPerItem: 40, sftQueryTargets: 15, itemMinLogit: -1 } as const;
 
 export interface TrainItem {
   readonly product: Product;
@@ -95,7 +95,15 @@ export function queryCandidateSets(queries: readonly EvalQuery[], vocab: PolicyV
   return queries.map((q) => queryCandidates(vocab, q.text));
 }
 
-export const decodeAll = (params: PolicyParams, cands: ReadonlyArray<readonly Candidate[]>) => cands.map((c) => decode(params, c, REWARD_LIMITS.kMax));
+/**
+ * Item sets as the index gets them: every keyword the item policy keeps with
+ * P ≥ σ(itemMinLogit). Below the mode (0): over two full runs, −1 gave the best
+ * training-query F1 of {−2, −1, −0.5, 0, 0.5} (dev was not consulted).
+ */
+export const decodeItemSets = (params: PolicyParams, cands: ReadonlyArray<readonly Candidate[]>) =>
+  cands.map((c) => decode(params, c, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit));
+/** Query sets as serving decodes them (core's decodeQuery), so the frozen query index is the one users get. */
+export const decodeQueries = (params: PolicyParams, cands: ReadonlyArray<readonly Candidate[]>) => cands.map((c) => decodeQuery(params, c, REWARD_LIMITS.kMax));
 
 /** S_q ∪ {q}: what the frozen query index holds for each training query. */
 export function queryIndexSets(data: TrainData, querySets: ReadonlyArray<readonly string[]>): string[][] {

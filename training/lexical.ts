@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { MetricSummary } from "../core/metrics.js";
-import { decode, FEATURES, newParams, POLICY_VERSION, type PolicyParams, queryCandidates } from "../core/policy.js";
+import { decodeQuery, FEATURES, newParams, POLICY_VERSION, type PolicyParams, queryCandidates } from "../core/policy.js";
 import { policySpec } from "../core/policy-spec.js";
 import { policyGeneratorSpec, type QueryGenerator } from "../core/query-generator.js";
 import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
@@ -17,7 +17,8 @@ import { evaluateKeywords } from "./evaluate.js";
 import {
   buildItemIndex,
   carryOver,
-  decodeAll,
+  decodeItemSets,
+  decodeQueries,
   itemCandidates,
   itemIndexSets,
   itemSetsOf,
@@ -38,7 +39,7 @@ import { type Round, readRound, readRoundFile, writeRound } from "./round-artifa
 export const TRAIN_DEFAULTS = {
   rounds: 5,
   seed: 42,
-  epochs: { sft: 3, query: 10, item: 5 },
+  epochs: { sft: 3, query: 20, item: 5 },
   batch: { sft: 256, query: 64, item: 256 },
   groupSize: 8,
   lr: { sft: 0.1, query: 0.05, item: 0.05 },
@@ -191,11 +192,11 @@ function restore(path: string, configKey: string, opts: TrainOptions): State {
  * decoding and resuming).
  */
 function currentItemCandidates(data: TrainData, state: State) {
-  const querySets = decodeAll(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, data.baseItemSets)));
+  const querySets = decodeQueries(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, data.baseItemSets)));
   return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)));
 }
 
-const decodeItems = (data: TrainData, state: State): string[][] => decodeAll(state.item, currentItemCandidates(data, state));
+const decodeItems = (data: TrainData, state: State): string[][] => decodeItemSets(state.item, currentItemCandidates(data, state));
 
 /**
  * The item sets a run (or a resumed run) starts from: the last written round's
@@ -210,7 +211,7 @@ function initialItemSets(data: TrainData, state: State, start: Round, opts: Trai
 
 function queryGenerator(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>): QueryGenerator {
   const vocab = itemSideVocabulary(data, itemSets);
-  return (q) => decode(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
+  return (q) => decodeQuery(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
 }
 
 function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>) {
@@ -259,7 +260,7 @@ function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng:
       const step = ++state.checkpoint.step;
       const point: HistoryPoint = { step, phase: `query-${round}`, round, side: "query", meanReward: s.meanReward };
       if (step % TRAIN_DEFAULTS.evalEverySteps === 0) {
-        const gen = (q: string) => decode(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
+        const gen = (q: string) => decodeQuery(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
         state.checkpoint.history.push({ ...point, devF1: evaluateKeywords(index, gen, data.dev, data.devLeftOut).f1 });
       } else state.checkpoint.history.push(point);
       progress.step({ meanReward: s.meanReward });
@@ -269,7 +270,7 @@ function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng:
 
 function runItemPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): string[][] {
   // The frozen query index (Alg. 2, line 4): the current query policy against the current item index.
-  const qIndexSets = queryIndexSets(data, decodeAll(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, itemSets))));
+  const qIndexSets = queryIndexSets(data, decodeQueries(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, itemSets))));
   const visible = new Set(qIndexSets.flat());
   const cands = currentItemCandidates(data, state).map((c) => c.filter((x) => visible.has(x.keyword)));
   const itemSetsWithNames = itemIndexSets(data, itemSets);
@@ -294,7 +295,7 @@ function runItemPhase(data: TrainData, state: State, itemSets: string[][], rng: 
       progress.step({ meanReward: s.meanReward });
     }
   }
-  return carryOver(decodeAll(state.item, cands), itemSets, visible);
+  return carryOver(decodeItemSets(state.item, cands), itemSets, visible);
 }
 
 function writeTrainedRound(

@@ -8,7 +8,7 @@ import { singular } from "../core/morph.js";
 import { keywordWords } from "../core/normalize.js";
 import type { PolicyVocabulary } from "../core/policy.js";
 
-export const VOCAB_DEFAULTS = { expansionsPerWord: 8, minCooccurrence: 2, profileWords: 8, minProfileProbability: 0.1 } as const;
+export const VOCAB_DEFAULTS = { expansionsPerWord: 8, extensionsPerWord: 4, minCooccurrence: 2, profileWords: 8, minProfileProbability: 0.1 } as const;
 
 export interface Unit {
   /** Words that describe the unit (an item's name and keywords; a query's words). */
@@ -39,19 +39,27 @@ export function buildVocabulary(units: readonly Unit[], opts: { expansionsPerWor
   for (const [w, m] of [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const cw = wordCount.get(w) ?? 1;
     const scored: Array<[string, number]> = [];
+    const extended: Array<[string, number]> = [];
     for (const [k, c] of m) {
-      // A keyword's own words say nothing about it (profiles), and containment finds it (expansions).
-      if (getOrInsert(forms, k, () => new Set(keywordWords(k).map(singular))).has(w)) continue;
+      const cosine = c / Math.sqrt(cw * (df.get(k) ?? 1));
+      const kw = getOrInsert(forms, k, () => new Set(keywordWords(k).map(singular)));
+      // A keyword's own words say nothing about it (profiles). A longer phrase holding the word
+      // ("rug" → "area rug") is an extension: containment misses it when the input lacks the other words.
+      if (kw.has(w)) {
+        if (kw.size > 1 && c >= minC) extended.push([k, cosine]);
+        continue;
+      }
       const p = c / (df.get(k) ?? 1);
       if (p >= VOCAB_DEFAULTS.minProfileProbability) getOrInsert(profiles, k, () => []).push([w, p]);
       if (c < minC) continue;
-      scored.push([k, c / Math.sqrt(cw * (df.get(k) ?? 1))]);
+      scored.push([k, cosine]);
     }
-    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    if (scored.length > 0)
+    const best = (l: Array<[string, number]>, n: number) => l.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, n);
+    const list = [...best(scored, topE), ...best(extended, VOCAB_DEFAULTS.extensionsPerWord)];
+    if (list.length > 0)
       expansions.set(
         w,
-        scored.slice(0, topE).map(([k, s]) => [k, Math.round(s * 1e4) / 1e4]),
+        list.map(([k, s]) => [k, Math.round(s * 1e4) / 1e4]),
       );
   }
   for (const [k, l] of profiles) {

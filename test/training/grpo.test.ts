@@ -56,7 +56,7 @@ describe("clipped surrogate", () => {
 });
 
 function candidate(keyword: string, feature: number): Candidate {
-  const f = new Float64Array(FEATURE_COUNT);
+  const f = new Array<number>(FEATURE_COUNT).fill(0);
   f[0] = 1;
   f[feature] = 1;
   return { keyword, features: f };
