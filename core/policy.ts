@@ -172,7 +172,7 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
   const lookup = oppositeLookup(vocab);
   // Origins first (cheap), the features that look the keyword up only for the kept candidates (below).
   const get = (k: string) => getOrInsert(found, k, () => new Array<number>(FEATURE_COUNT).fill(0));
-  const describe = (k: string, f: number[]) => {
+  const describe = (k: string, f: number[], spelled: ReadonlyArray<readonly [string, readonly string[]]>) => {
     const ws = lookup.forms.get(k) ?? keywordWords(k).map(singular);
     const df = vocab.oppositeDf.get(k) ?? 0;
     f[F.bias] = 1;
@@ -192,6 +192,11 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
     const support = (w: string) => (ws.includes(w) ? 1 : (profile?.find(([x]) => x === w)?.[1] ?? 0));
     f[F.headSupport] = head === undefined ? 0 : support(head);
     f[F.coreSupport] = core.size > 0 ? coreWords.reduce((a, w) => a + support(w), 0) / core.size : 0;
+    // Set context for a per-candidate decision: a keyword is subsumed when a longer phrase of the
+    // input holding all its words is in the opposite index ("tile" beside a live "subway tile").
+    // The broad keyword then mostly adds items the specific one left out on purpose; without a live
+    // specific phrase ("tressler rug" is in no item set) the broad one is the query's only recall.
+    f[F.subsumed] = spelled.some(([k2, ws2]) => k2 !== k && ws2.length > ws.length && ws.every((w) => ws2.includes(w))) ? 1 : 0;
   };
   for (const s of input.segments) {
     for (const g of segmentNgrams(s.words, POLICY_LIMITS.maxNgram)) {
@@ -229,28 +234,12 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
   // Keep the strongest-evidence candidates when there are too many: n-grams, then containment, then association.
   const prior = (f: number[]) => 4 * (f[F.ngram] as number) + 2 * (f[F.contain] as number) + (f[F.association] as number) + (f[F.tfidf] as number);
   const kept = [...found].sort((a, b) => prior(b[1]) - prior(a[1]) || (a[0] < b[0] ? -1 : 1)).slice(0, POLICY_LIMITS.maxCandidates);
-  for (const [k, f] of kept) describe(k, f);
-  markSubsumed(kept, lookup, vocab);
+  // The input's own phrases (n-grams, contained keywords) that are in the opposite index, with their words.
+  const spelled = kept
+    .filter(([k, f]) => (f[F.ngram] === 1 || f[F.contain] === 1) && (vocab.oppositeDf.get(k) ?? 0) > 0)
+    .map(([k]) => [k, lookup.forms.get(k) ?? []] as const);
+  for (const [k, f] of kept) describe(k, f, spelled);
   return kept.map(([keyword, features]) => ({ keyword, features }));
-}
-
-/**
- * Set context for a per-candidate decision: a keyword is subsumed when a longer
- * phrase of the input that holds all its words is in the opposite index
- * ("tile" beside a live "subway tile"). The broad keyword then mostly adds
- * items the specific one left out on purpose; without a live specific phrase
- * ("tressler rug" is in no item set) the broad one is the query's only recall.
- */
-function markSubsumed(kept: ReadonlyArray<readonly [string, number[]]>, lookup: OppositeLookup, vocab: PolicyVocabulary): void {
-  const spelled = kept.filter(([k, f]) => (f[F.ngram] === 1 || f[F.contain] === 1) && (vocab.oppositeDf.get(k) ?? 0) > 0);
-  for (const [k, f] of kept) {
-    const ws = lookup.forms.get(k) ?? keywordWords(k).map(singular);
-    const longer = spelled.some(([k2]) => {
-      const ws2 = lookup.forms.get(k2) ?? [];
-      return k2 !== k && ws2.length > ws.length && ws.every((w) => ws2.includes(w));
-    });
-    if (longer) f[F.subsumed] = 1;
-  }
 }
 
 export function queryCandidates(vocab: PolicyVocabulary, query: string): Candidate[] {
@@ -289,18 +278,23 @@ export function setLogProb(params: PolicyParams, cands: readonly Candidate[], ch
   return s;
 }
 
+/** Candidates with their logits, best first (ties by keyword, so decoding is deterministic). */
+function ranked(params: PolicyParams, cands: readonly Candidate[]): Array<{ keyword: string; z: number; known: boolean }> {
+  const z = logits(params, cands);
+  return cands
+    .map((c, j) => ({ keyword: c.keyword, z: z[j] as number, known: c.features[F.unknownOpposite] === 0 }))
+    .sort((a, b) => b.z - a.z || (a.keyword < b.keyword ? -1 : 1));
+}
+
 /**
  * Deterministic decoding for indexing and serving: every z > minLogit (the
  * policy's mode at 0), best first, at most kMax.
  */
 export function decode(params: PolicyParams, cands: readonly Candidate[], kMax: number, minLogit = 0): string[] {
-  const z = logits(params, cands);
-  return cands
-    .map((c, j) => [c.keyword, z[j] as number] as const)
-    .filter(([, s]) => s > minLogit)
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+  return ranked(params, cands)
+    .filter((r) => r.z > minLogit)
     .slice(0, kMax)
-    .map(([k]) => k);
+    .map((r) => r.keyword);
 }
 
 /**
@@ -311,17 +305,11 @@ export function decode(params: PolicyParams, cands: readonly Candidate[], kMax: 
  * almost always do better. The count was chosen on training queries.
  */
 export function decodeQuery(params: PolicyParams, cands: readonly Candidate[], kMax: number): string[] {
-  const kept = decode(params, cands, kMax);
-  const known = (k: string) => cands.find((c) => c.keyword === k)?.features[F.unknownOpposite] === 0;
-  if (kept.some(known)) return kept;
-  const z = logits(params, cands);
-  const live = cands
-    .map((c, j) => [c.keyword, z[j] as number] as const)
-    .filter(([k]) => known(k) && !kept.includes(k))
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, POLICY_LIMITS.queryFallbackKeywords)
-    .map(([k]) => k);
-  return [...kept, ...live].slice(0, kMax);
+  const all = ranked(params, cands);
+  const kept = all.filter((r) => r.z > 0).slice(0, kMax);
+  if (kept.some((r) => r.known)) return kept.map((r) => r.keyword);
+  const live = all.filter((r) => r.known && !kept.includes(r)).slice(0, POLICY_LIMITS.queryFallbackKeywords);
+  return [...kept, ...live].slice(0, kMax).map((r) => r.keyword);
 }
 
 export const chosenKeywords = (cands: readonly Candidate[], chosen: Uint8Array) => cands.filter((_, j) => chosen[j]).map((c) => c.keyword);

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { MetricSummary } from "../core/metrics.js";
-import { decodeQuery, FEATURES, newParams, POLICY_VERSION, type PolicyParams, queryCandidates } from "../core/policy.js";
+import { decodeQuery, FEATURES, newParams, POLICY_VERSION, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
 import { policySpec } from "../core/policy-spec.js";
 import { policyGeneratorSpec, type QueryGenerator } from "../core/query-generator.js";
 import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
@@ -209,14 +209,15 @@ function initialItemSets(data: TrainData, state: State, start: Round, opts: Trai
   return opts.fromRound > 0 ? itemSetsOf(data, start) : decodeItems(data, state);
 }
 
-function queryGenerator(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>): QueryGenerator {
-  const vocab = itemSideVocabulary(data, itemSets);
-  return (q) => decodeQuery(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
-}
+/** The query policy as serving runs it, against an item index's vocabulary. */
+const queryGenerator =
+  (state: State, vocab: PolicyVocabulary): QueryGenerator =>
+  (q) =>
+    decodeQuery(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
 
 function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>) {
   const index = buildItemIndex(data, itemSets);
-  const gen = queryGenerator(data, state, itemSets);
+  const gen = queryGenerator(state, itemSideVocabulary(data, itemSets));
   return { dev: evaluateKeywords(index, gen, data.dev, data.devLeftOut), train: evaluateKeywords(index, gen, data.train, data.trainLeftOut) };
 }
 
@@ -260,8 +261,7 @@ function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng:
       const step = ++state.checkpoint.step;
       const point: HistoryPoint = { step, phase: `query-${round}`, round, side: "query", meanReward: s.meanReward };
       if (step % TRAIN_DEFAULTS.evalEverySteps === 0) {
-        const gen = (q: string) => decodeQuery(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
-        state.checkpoint.history.push({ ...point, devF1: evaluateKeywords(index, gen, data.dev, data.devLeftOut).f1 });
+        state.checkpoint.history.push({ ...point, devF1: evaluateKeywords(index, queryGenerator(state, vocab), data.dev, data.devLeftOut).f1 });
       } else state.checkpoint.history.push(point);
       progress.step({ meanReward: s.meanReward });
     }
