@@ -2,7 +2,7 @@
  * The serialised lexical policy, as a round ships its query generator. The
  * worker loads it with `loadPolicy` and decodes deterministically.
  */
-import { FEATURE_COUNT, FEATURES, newParams, POLICY_FORMAT, POLICY_VERSION, type PolicyParams, type PolicyVocabulary } from "./policy.js";
+import { FEATURES, newParams, POLICY_FORMAT, POLICY_VERSION, type PolicyParams, type PolicyVocabulary, WEIGHT_COUNT } from "./policy.js";
 
 export interface LexicalPolicySpec {
   readonly format: typeof POLICY_FORMAT;
@@ -10,6 +10,7 @@ export interface LexicalPolicySpec {
   readonly side: "query" | "item";
   readonly kMax: number;
   readonly features: readonly string[];
+  /** WEIGHT_COUNT numbers: one per feature, then one per feature pair (policy.ts, pairWeightIndex). */
   readonly weights: readonly number[];
   readonly keywordWeights: ReadonlyArray<readonly [string, number]>;
   readonly oppositeCount: number;
@@ -38,7 +39,7 @@ export function policySpec(side: "query" | "item", params: PolicyParams, vocab: 
 export function loadPolicy(spec: LexicalPolicySpec): { params: PolicyParams; vocab: PolicyVocabulary } {
   if (spec?.format !== POLICY_FORMAT) throw new Error(`not a ${POLICY_FORMAT} artifact`);
   if (spec.version !== POLICY_VERSION) throw new Error(`unsupported ${POLICY_FORMAT} version ${spec.version} (this build reads ${POLICY_VERSION})`);
-  if (spec.weights.length !== FEATURE_COUNT || spec.features.some((f, j) => f !== FEATURES[j])) {
+  if (spec.weights.length !== WEIGHT_COUNT || spec.features.length !== FEATURES.length || spec.features.some((f, j) => f !== FEATURES[j])) {
     throw new Error(`${POLICY_FORMAT}: feature set differs from this build's`);
   }
   const params = newParams();

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { newParams, type PolicyParams } from "../core/policy.js";
+import { newParams, type PolicyParams, WEIGHT_COUNT } from "../core/policy.js";
 import type { AdamState } from "./optimizer.js";
 
 export const CHECKPOINT_VERSION = 1;
@@ -21,6 +21,10 @@ export const saveParams = (p: PolicyParams): SavedParams => ({
 });
 
 export function loadParams(s: SavedParams): PolicyParams {
+  // A policy saved by a build with another feature set would load shifted weights without a word.
+  if (s.weights.length !== WEIGHT_COUNT) {
+    throw new Error(`saved policy has ${s.weights.length} weights, this build's policy ${WEIGHT_COUNT}: retrain from round 0`);
+  }
   const p = newParams();
   p.weights.set(s.weights);
   for (const [k, w] of s.keywordWeights) p.keywordWeights.set(k, w);
@@ -47,6 +51,12 @@ export interface Checkpoint {
   item: { params: SavedParams; adam: AdamState };
   history: HistoryPoint[];
   phaseMetrics: Array<Record<string, unknown>>;
+  /**
+   * The policies the current item sets were decoded with, before any item
+   * phase wrote a round: a run resumed after query-1 must index the items as
+   * the interrupted run did, not with the query policy query-1 has since moved.
+   */
+  itemsDecodedWith?: { query: SavedParams; item: SavedParams };
 }
 
 export function readCheckpoint(path: string, configKey: string): Checkpoint | null {

@@ -191,22 +191,30 @@ function restore(path: string, configKey: string, opts: TrainOptions): State {
  * vocabulary, a fixed reference, so the same recipe serves training,
  * decoding and resuming).
  */
-function currentItemCandidates(data: TrainData, state: State) {
+function currentItemCandidates(data: TrainData, state: Pick<State, "query">) {
   const querySets = decodeQueries(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, data.baseItemSets)));
   return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)));
 }
 
-const decodeItems = (data: TrainData, state: State): string[][] => decodeItemSets(state.item, currentItemCandidates(data, state));
+/** Item sets decoded from the policies (not read from a round), recording which policies decoded them. */
+function decodeItems(data: TrainData, state: State): string[][] {
+  state.checkpoint.itemsDecodedWith = { query: saveParams(state.query), item: saveParams(state.item) };
+  return decodeItemSets(state.item, currentItemCandidates(data, state));
+}
 
 /**
  * The item sets a run (or a resumed run) starts from: the last written round's
  * after an item phase (they carry keywords over, see runItemPhase), the
- * starting round's when continuing from one, else the current item policy's.
+ * starting round's when continuing from one, else those the policies decoded
+ * before the interruption (after Phase 1), else the current policies'.
  */
 function initialItemSets(data: TrainData, state: State, start: Round, opts: TrainOptions): string[][] {
   const lastItemRound = Math.max(-1, ...state.checkpoint.completed.filter((p) => p.startsWith("item-")).map(roundOf));
   if (lastItemRound >= 0) return itemSetsOf(data, readRound(lastItemRound, opts.artifactsRoot));
-  return opts.fromRound > 0 ? itemSetsOf(data, start) : decodeItems(data, state);
+  if (opts.fromRound > 0) return itemSetsOf(data, start);
+  const was = state.checkpoint.itemsDecodedWith;
+  if (was) return decodeItemSets(loadParams(was.item), currentItemCandidates(data, { query: loadParams(was.query) }));
+  return decodeItems(data, state);
 }
 
 /** The query policy as serving runs it, against an item index's vocabulary. */

@@ -2,7 +2,7 @@
  * Adam over the policy's parameters: dense feature weights and sparse
  * per-keyword weights. Its state is plain data, so checkpoints can hold it.
  */
-import { type Candidate, FEATURE_COUNT, type PolicyParams } from "../core/policy.js";
+import { addTermGradient, type Candidate, type PolicyParams, WEIGHT_COUNT } from "../core/policy.js";
 
 /**
  * keywordLrScale: per-keyword weights learn slower than the shared feature
@@ -19,16 +19,16 @@ export interface AdamState {
   kv: Record<string, number>;
 }
 
-export const newAdamState = (): AdamState => ({ step: 0, m: Array(FEATURE_COUNT).fill(0), v: Array(FEATURE_COUNT).fill(0), km: {}, kv: {} });
+export const newAdamState = (): AdamState => ({ step: 0, m: Array(WEIGHT_COUNT).fill(0), v: Array(WEIGHT_COUNT).fill(0), km: {}, kv: {} });
 
 /** Gradient with respect to the parameters from dL/dz of each candidate. */
 export class Gradient {
-  readonly dense = new Float64Array(FEATURE_COUNT);
+  readonly dense = new Float64Array(WEIGHT_COUNT);
   readonly sparse = new Map<string, number>();
 
   add(c: Candidate, dz: number): void {
     if (dz === 0) return;
-    for (let f = 0; f < FEATURE_COUNT; f++) this.dense[f] = (this.dense[f] as number) + dz * (c.features[f] as number);
+    addTermGradient(this.dense, c.features, dz);
     this.sparse.set(c.keyword, (this.sparse.get(c.keyword) ?? 0) + dz);
   }
 }
@@ -38,7 +38,7 @@ export function adamStep(params: PolicyParams, state: AdamState, grad: Gradient,
   state.step++;
   const c1 = 1 - beta1 ** state.step;
   const c2 = 1 - beta2 ** state.step;
-  for (let f = 0; f < FEATURE_COUNT; f++) {
+  for (let f = 0; f < WEIGHT_COUNT; f++) {
     const g = grad.dense[f] as number;
     state.m[f] = beta1 * (state.m[f] as number) + (1 - beta1) * g;
     state.v[f] = beta2 * (state.v[f] as number) + (1 - beta2) * g * g;

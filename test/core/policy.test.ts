@@ -1,5 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { buildCandidates, decode, decodeQuery, FEATURES, newParams, POLICY_LIMITS, type PolicyVocabulary, queryCandidates } from "../../core/policy.js";
+import {
+  addTermGradient,
+  buildCandidates,
+  decode,
+  decodeQuery,
+  FEATURE_COUNT,
+  FEATURES,
+  newParams,
+  PAIR_COUNT,
+  POLICY_LIMITS,
+  type PolicyVocabulary,
+  pairWeightIndex,
+  queryCandidates,
+  termScore,
+  WEIGHT_COUNT,
+} from "../../core/policy.js";
+import { loadPolicy, policySpec } from "../../core/policy-spec.js";
+import { loadParams } from "../../training/checkpoint.js";
+import { newAdamState } from "../../training/optimizer.js";
+import { sftStep } from "../../training/phase.js";
 import { buildVocabulary } from "../../training/vocabulary.js";
 
 const feature = (cands: ReturnType<typeof queryCandidates>, k: string, f: (typeof FEATURES)[number]) =>
@@ -121,5 +140,66 @@ describe("query decoding", () => {
     const cands = queryCandidates(many, "zzz");
     expect(decodeQuery(params, cands, 30)).toEqual(["zzz", ...Array.from({ length: POLICY_LIMITS.queryFallbackKeywords }, (_, j) => `k${j}`)]);
     expect(decodeQuery(params, cands, 2)).toEqual(["zzz", "k0"]);
+  });
+});
+
+describe("pairwise feature interactions", () => {
+  const phi = (on: Record<number, number>) => {
+    const f = new Array<number>(FEATURE_COUNT).fill(0);
+    f[0] = 1;
+    for (const [j, x] of Object.entries(on)) f[Number(j)] = x;
+    return f;
+  };
+  const [a, b, c] = [weight("isHead"), weight("subsumed"), weight("specificity")];
+
+  it("give every pair of non-bias features its own weight, after the features' weights", () => {
+    const seen = new Set<number>();
+    for (let i = 1; i < FEATURE_COUNT; i++) for (let j = i + 1; j < FEATURE_COUNT; j++) seen.add(pairWeightIndex(i, j));
+    expect(seen.size).toBe(PAIR_COUNT);
+    expect(Math.min(...seen)).toBe(FEATURE_COUNT);
+    expect(Math.max(...seen)).toBe(WEIGHT_COUNT - 1);
+    expect(pairWeightIndex(b, a)).toBe(pairWeightIndex(a, b));
+  });
+
+  it("score w·φ + Σ W_ab·φ_a·φ_b, and only pairs that are both present", () => {
+    const w = newParams(-1).weights;
+    w[a] = 0.5;
+    w[c] = 2;
+    w[pairWeightIndex(a, b)] = -3;
+    w[pairWeightIndex(a, c)] = 4;
+    w[pairWeightIndex(b, c)] = 100; // b is absent below: must not count
+    expect(termScore(w, phi({ [a]: 1, [c]: 0.25 }))).toBeCloseTo(-1 + 0.5 + 2 * 0.25 + 4 * 0.25);
+    expect(termScore(w, phi({ [a]: 1, [b]: 1 }))).toBeCloseTo(-1 + 0.5 - 3);
+  });
+
+  it("have the gradient of the score (finite differences)", () => {
+    const f = phi({ [a]: 1, [b]: 1, [c]: 0.3 });
+    const w = Float64Array.from({ length: WEIGHT_COUNT }, (_, j) => Math.sin(j));
+    const grad = new Float64Array(WEIGHT_COUNT);
+    addTermGradient(grad, f, 2);
+    for (const j of [0, a, b, c, pairWeightIndex(a, b), pairWeightIndex(a, c), pairWeightIndex(b, c), pairWeightIndex(1, 2)]) {
+      const up = Float64Array.from(w);
+      up[j] = (up[j] as number) + 1e-6;
+      expect(grad[j]).toBeCloseTo((2 * (termScore(up, f) - termScore(w, f))) / 1e-6, 4);
+    }
+  });
+
+  it("make a policy saved without them unloadable, in a round or a checkpoint", () => {
+    const vocab: PolicyVocabulary = { oppositeDf: new Map([["rug", 3]]), oppositeCount: 10, expansions: new Map() };
+    const spec = policySpec("query", newParams(-1), vocab, 30);
+    expect(loadPolicy(spec).params.weights).toHaveLength(WEIGHT_COUNT);
+    expect(() => loadPolicy({ ...spec, weights: spec.weights.slice(0, FEATURE_COUNT) })).toThrow(/feature set differs/);
+    expect(() => loadParams({ weights: Array(FEATURE_COUNT).fill(0), keywordWeights: [] })).toThrow(/retrain from round 0/);
+  });
+
+  it("let the policy learn a choice no linear score can make (keep when exactly one of two features is on)", () => {
+    // XOR of two features: a linear logit cannot separate it; the pair weight can.
+    const cands = [phi({}), phi({ [a]: 1 }), phi({ [b]: 1 }), phi({ [a]: 1, [b]: 1 })].map((features, j) => ({ keyword: `k${j}`, features }));
+    const inputs = [cands];
+    const targets = [new Set(["k1", "k2"])];
+    const params = newParams(0);
+    const adam = newAdamState();
+    for (let s = 0; s < 400; s++) sftStep(params, adam, inputs, targets, [0], 0.1);
+    expect(new Set(decode(params, cands, 30))).toEqual(new Set(["k1", "k2"]));
   });
 });
