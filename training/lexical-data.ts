@@ -12,7 +12,7 @@ import type { RoundItem } from "../core/round-format.js";
 import type { Dataset, Product } from "./data/wands.js";
 import { type EvalQuery, toEvalQueries } from "./evaluate.js";
 import type { Round } from "./round-artifact.js";
-import { buildVocabulary } from "./vocabulary.js";
+import { buildVocabulary, topByScore } from "./vocabulary.js";
 
 export const DATA_LIMITS = { ngramCandidatesPerItem: 40, sftQueryTargets: 15, itemMinLogit: -1 } as const;
 
@@ -119,12 +119,7 @@ export function sftQueryTargets(data: TrainData, itemSets: ReadonlyArray<readonl
   return data.train.map((q) => {
     const counts = new Map<string, number>();
     for (const i of q.relevant) for (const k of itemSets[i] ?? []) counts.set(k, (counts.get(k) ?? 0) + 1);
-    return new Set(
-      [...counts]
-        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-        .slice(0, DATA_LIMITS.sftQueryTargets)
-        .map(([k]) => k),
-    );
+    return new Set(topByScore([...counts], DATA_LIMITS.sftQueryTargets).map(([k]) => k));
   });
 }
 

@@ -196,24 +196,29 @@ function currentItemCandidates(data: TrainData, state: Pick<State, "query">) {
   return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)));
 }
 
-/** Item sets decoded from the policies (not read from a round), recording which policies decoded them. */
+const itemSetsFrom = (data: TrainData, policies: Pick<State, "query" | "item">): string[][] =>
+  decodeItemSets(policies.item, currentItemCandidates(data, policies));
+
+/** Item sets decoded from the current policies (not read from a round), recording which policies decoded them. */
 function decodeItems(data: TrainData, state: State): string[][] {
   state.checkpoint.itemsDecodedWith = { query: saveParams(state.query), item: saveParams(state.item) };
-  return decodeItemSets(state.item, currentItemCandidates(data, state));
+  return itemSetsFrom(data, state);
 }
 
 /**
  * The item sets a run (or a resumed run) starts from: the last written round's
  * after an item phase (they carry keywords over, see runItemPhase), the
- * starting round's when continuing from one, else those the policies decoded
- * before the interruption (after Phase 1), else the current policies'.
+ * starting round's when continuing from one, none while Phase 1 is still to
+ * run (it decodes them), else those the policies decoded before the
+ * interruption (after Phase 1), else the current policies'.
  */
 function initialItemSets(data: TrainData, state: State, start: Round, opts: TrainOptions): string[][] {
+  if (phasesOf(opts).includes("sft") && !state.checkpoint.completed.includes("sft")) return [];
   const lastItemRound = Math.max(-1, ...state.checkpoint.completed.filter((p) => p.startsWith("item-")).map(roundOf));
   if (lastItemRound >= 0) return itemSetsOf(data, readRound(lastItemRound, opts.artifactsRoot));
   if (opts.fromRound > 0) return itemSetsOf(data, start);
   const was = state.checkpoint.itemsDecodedWith;
-  if (was) return decodeItemSets(loadParams(was.item), currentItemCandidates(data, { query: loadParams(was.query) }));
+  if (was) return itemSetsFrom(data, { query: loadParams(was.query), item: loadParams(was.item) });
   return decodeItems(data, state);
 }
 

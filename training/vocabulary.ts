@@ -10,6 +10,10 @@ import type { PolicyVocabulary } from "../core/policy.js";
 
 export const VOCAB_DEFAULTS = { expansionsPerWord: 8, extensionsPerWord: 4, minCooccurrence: 2, profileWords: 8, minProfileProbability: 0.1 } as const;
 
+/** The n highest-scoring entries, ties by key (so vocabularies are deterministic); sorts `entries` in place. */
+export const topByScore = (entries: Array<[string, number]>, n: number): Array<[string, number]> =>
+  entries.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, n);
+
 export interface Unit {
   /** Words that describe the unit (an item's name and keywords; a query's words). */
   readonly words: ReadonlySet<string>;
@@ -54,8 +58,7 @@ export function buildVocabulary(units: readonly Unit[], opts: { expansionsPerWor
       if (c < minC) continue;
       scored.push([k, cosine]);
     }
-    const best = (l: Array<[string, number]>, n: number) => l.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, n);
-    const list = [...best(scored, topE), ...best(extended, VOCAB_DEFAULTS.extensionsPerWord)];
+    const list = [...topByScore(scored, topE), ...topByScore(extended, VOCAB_DEFAULTS.extensionsPerWord)];
     if (list.length > 0)
       expansions.set(
         w,
@@ -63,10 +66,9 @@ export function buildVocabulary(units: readonly Unit[], opts: { expansionsPerWor
       );
   }
   for (const [k, l] of profiles) {
-    l.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     profiles.set(
       k,
-      l.slice(0, VOCAB_DEFAULTS.profileWords).map(([w, p]) => [w, Math.round(p * 1e3) / 1e3]),
+      topByScore(l, VOCAB_DEFAULTS.profileWords).map(([w, p]) => [w, Math.round(p * 1e3) / 1e3]),
     );
   }
   return { oppositeDf: df, oppositeCount: units.length, expansions, profiles };
