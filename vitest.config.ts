@@ -4,8 +4,10 @@ import { startFixtureServer } from "./test/support/fixture-server.js";
 import { startOpenAiTestServer } from "./test/support/openai-test-server.js";
 import { buildTestRounds } from "./test/support/worker-fixtures.js";
 
+const TEST_RATE_LIMIT = { limit: 40, periodS: 60 } as const;
+
 export default defineConfig(async () => {
-  const runsWorkers = !process.argv.some((a) => /test\/(core|training|node)/.test(a));
+  const runsWorkers = !process.argv.some((a) => /test\/(core|training|node|contract)/.test(a));
   const rounds = runsWorkers ? buildTestRounds() : null;
   const llm = runsWorkers ? await startOpenAiTestServer() : null;
   const fixtures = rounds ? await startFixtureServer({ rounds }) : "";
@@ -22,7 +24,7 @@ export default defineConfig(async () => {
         {
           test: {
             name: "node",
-            include: ["test/core/**/*.test.ts", "test/training/**/*.test.ts", "test/node/**/*.test.ts"],
+            include: ["test/core/**/*.test.ts", "test/training/**/*.test.ts", "test/node/**/*.test.ts", "test/contract/**/*.test.ts"],
             environment: "node",
             testTimeout: 180_000,
             hookTimeout: 180_000,
@@ -33,7 +35,11 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
+                // A small limit, so the rate-limit test reaches it quickly; helpers.get() gives every other request its own client IP.
+                ratelimits: { RATE_LIMITER: { simple: { limit: TEST_RATE_LIMIT.limit, period: TEST_RATE_LIMIT.periodS } } },
                 bindings: {
+                  TEST_RATE_LIMIT: TEST_RATE_LIMIT.limit,
+                  RATE_LIMIT_PERIOD_S: String(TEST_RATE_LIMIT.periodS),
                   ROUND_CACHE_TTL_MS: "0",
                   LLM_TIMEOUT_MS: "1500",
                   TEST_MIGRATIONS: migrations,

@@ -1,83 +1,76 @@
 /**
- * `npm run bench:serve` (needs COGR_DATA): the time to publish the WANDS
- * round into fresh local state, then autocannon against `wrangler dev` for
- * /healthz and /v1/search (keywords and postings cached by a warm-up pass).
- * A benchmark, not a test: it prints figures.
+ * `npm run bench:serve` (needs COGR_DATA): the load benchmark. WANDS round 0
+ * is published into fresh local state (timed) and served by `wrangler dev`;
+ * then autocannon drives 64 connections for 60 s over a query mix (every
+ * WANDS query, each connection its own user key, as 64 clients would), and
+ * after it /healthz the same way. It reports req/s, p50/p99, errors and
+ * non-2xx, and the worker's resident memory before and after.
+ * A benchmark, not a test: it prints figures. `--duration S` shortens it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
-import { dataDir, loadWands } from "../training/data/wands.js";
-import { readRound, writeRound } from "../training/round-artifact.js";
-import { buildRound0 } from "../training/round0.js";
+import { serveWandsRound0, workerRssMiB } from "./bench/served-round.js";
 import { printTable } from "./bench/stats.js";
-import { runCli } from "./cli.js";
-import { startDevServer } from "./dev-server.js";
-import { readDeployConfig } from "./publish/deploy-config.js";
-import { planFor, publishTo } from "./publish/local.js";
-import { applyMigrations, localTarget } from "./publish/targets.js";
+import { intOption, parseCli, runCli } from "./cli.js";
+import { assertPortFree } from "./port.js";
 
-const BENCH = { port: 8797, connections: 8, durationS: 10, searchQueries: 50 } as const;
+const BENCH = { port: 8797, connections: 64, durationS: 60, healthDurationS: 30 } as const;
+const USAGE = "npm run bench:serve [-- --duration 60 --connections 64]";
 
 runCli(async () => {
-  const dataset = loadWands(dataDir());
-  const artifacts = mkdtempSync(join(tmpdir(), "cogr-bench-art-"));
-  const state = mkdtempSync(join(tmpdir(), "cogr-bench-state-"));
-  writeRound(buildRound0(dataset), artifacts);
-  const round = readRound(0, artifacts);
-  const config = readDeployConfig();
+  const args = parseCli({ duration: { type: "string" }, connections: { type: "string" } }, USAGE);
+  const durationS = intOption("duration", args.duration, BENCH.durationS, 1);
+  const connections = intOption("connections", args.connections, BENCH.connections, 1);
+  await assertPortFree(BENCH.port);
+  const served = await serveWandsRound0(BENCH.port);
+  try {
+    const base = served.server.url;
+    const mix = served.dataset.queries.map((q) => `/v1/search?q=${encodeURIComponent(q.text)}&limit=10`);
+    const memory = { start: workerRssMiB(served.server), warm: 0, after: 0 };
+    // Warm-up: generated keywords land in KV, postings in KV and the isolate's LRU.
+    for (const p of mix) await (await fetch(base + p, { headers: { "x-cogr-user": "warm-up" } })).text();
+    memory.warm = workerRssMiB(served.server);
 
-  const t0 = performance.now();
-  await applyMigrations(config, { mode: "local", stateDir: state });
-  const tMigrated = performance.now();
-  const plan = planFor(round, config);
-  await publishTo(await localTarget(config, state), plan);
-  const tPublished = performance.now();
+    let client = 0;
+    const run = (requests: string[], duration: number) =>
+      autocannon({
+        url: base,
+        connections,
+        duration,
+        // One user key per connection (its own request list: autocannon bakes headers into each request):
+        // the rate limit is per client, and 64 connections are 64 clients.
+        setupClient: (c) => {
+          const headers = { "x-cogr-user": `bench-${++client}` };
+          c.setRequests(requests.map((path) => ({ method: "GET" as const, path, headers })));
+        },
+      });
+    const search = await run(mix, durationS);
+    memory.after = workerRssMiB(served.server);
+    const health = await run(["/healthz"], Math.min(durationS, BENCH.healthDurationS));
 
-  const server = await startDevServer(BENCH.port, state, "ignore");
-  const base = server.url;
-  const queries = dataset.queries.slice(0, BENCH.searchQueries).map((q) => `/v1/search?q=${encodeURIComponent(q.text)}&limit=10`);
-  // Warm-up: generated keywords land in KV, postings in KV and the isolate's LRU.
-  for (let pass = 0; pass < 2; pass++) for (const p of ["/v1/search?q=armchair&limit=10", ...queries]) await (await fetch(base + p)).text();
-
-  const run = (title: string, requests: string[]) =>
-    autocannon({
-      title,
-      url: base,
-      connections: BENCH.connections,
-      duration: BENCH.durationS,
-      requests: requests.map((path) => ({ method: "GET" as const, path })),
-    });
-  const rows: Array<Record<string, string>> = [];
-  const results: Record<string, autocannon.Result> = {};
-  for (const [name, reqs] of [
-    ["/healthz", ["/healthz"]],
-    ["/v1/search?q=armchair", ["/v1/search?q=armchair&limit=10"]],
-    [`/v1/search, ${BENCH.searchQueries} WANDS queries`, queries],
-  ] as const) {
-    const r = await run(name, [...reqs]);
-    results[name] = r;
-    rows.push({
+    const row = (name: string, r: autocannon.Result) => ({
       endpoint: name,
+      "req/s": r.requests.average.toFixed(0),
       p50: `${r.latency.p50} ms`,
       p99: `${r.latency.p99} ms`,
-      "req/s": r.requests.average.toFixed(0),
-      errors: String(r.errors + r.non2xx),
+      requests: String(r.requests.total),
+      errors: String(r.errors + r.timeouts),
+      "non-2xx": String(r.non2xx),
     });
+    console.log(`autocannon: ${connections} connections against wrangler dev (local D1/KV, keywords cached by a warm-up pass)\n`);
+    printTable([
+      row(`/v1/search, ${mix.length} WANDS queries, ${durationS} s`, search),
+      row(`/healthz, ${Math.min(durationS, BENCH.healthDurationS)} s`, health),
+    ]);
+    console.log(`\nsearch p50 / healthz p50 = ${(search.latency.p50 / Math.max(1, health.latency.p50)).toFixed(2)} (goal ≤ 3)`);
+    console.log(
+      `worker memory (workerd RSS): ${memory.start.toFixed(0)} MiB at start, ${memory.warm.toFixed(0)} MiB after the warm-up, ${memory.after.toFixed(0)} MiB after the load`,
+    );
+    const p = served.publish;
+    console.log(
+      `publish WANDS round 0 to fresh local state: ${(p.migrationsS + p.dataS).toFixed(1)} s ` +
+        `(migrations ${p.migrationsS.toFixed(1)} s, data ${p.dataS.toFixed(1)} s; ${p.items} items, ${p.postings} postings)`,
+    );
+  } finally {
+    await served.close();
   }
-  server.stop();
-  await server.exited;
-  rmSync(artifacts, { recursive: true, force: true });
-  rmSync(state, { recursive: true, force: true });
-  console.log(`autocannon: ${BENCH.connections} connections, ${BENCH.durationS} s each, against wrangler dev (local D1/KV, keywords cached)\n`);
-  printTable(rows);
-  const ratio = (results["/v1/search?q=armchair"]?.latency.p50 ?? 0) / Math.max(1, results["/healthz"]?.latency.p50 ?? 1);
-  console.log(`\nsearch p50 / healthz p50 = ${ratio.toFixed(2)} (goal ≤ 3)`);
-  console.log(
-    `publish WANDS round 0 to fresh local state: ${((tPublished - t0) / 1000).toFixed(1)} s ` +
-      `(migrations ${((tMigrated - t0) / 1000).toFixed(1)} s, data ${((tPublished - tMigrated) / 1000).toFixed(1)} s; ` +
-      `${plan.manifest.counts.items} items, ${plan.manifest.counts.keywords + plan.manifest.counts.words} postings)`,
-  );
 });

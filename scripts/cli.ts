@@ -11,7 +11,13 @@ export function parseCli<T extends NonNullable<ParseArgsConfig["options"]>>(opti
   try {
     return parseArgs({ options, strict: true, allowPositionals: false }).values;
   } catch (e) {
-    throw new UsageError(`${(e as Error).message}\nusage: ${usage}`);
+    // parseArgs explains some errors over three lines ("… is ambiguous. / Did you forget … / To specify …"): one line here.
+    const oneLine = (e as Error).message
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .join(" ");
+    throw new UsageError(`${oneLine}\nusage: ${usage}`);
   }
 }
 

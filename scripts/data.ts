@@ -36,21 +36,29 @@ runCli(async () => {
     console.log(`WANDS is already in ${dir}`);
     return;
   }
-  mkdirSync(dir, { recursive: true });
-  for (const f of files) {
-    if (existsSync(join(dir, f))) continue;
-    console.log(`downloading ${BASE_URL}${f}`);
-    let bytes: Uint8Array;
-    try {
-      bytes = await download(`${BASE_URL}${f}`);
-    } catch (e) {
-      const why = (e as Error & { cause?: Error }).cause?.message ?? (e as Error).message;
-      throw new Error(`could not download WANDS (${why}); connect to the internet, or set COGR_DATA to a folder holding ${files.join(", ")}`);
+  const created = mkdirSync(dir, { recursive: true }); // the first folder it made, if any
+  const fetched: string[] = [];
+  try {
+    for (const f of files) {
+      if (existsSync(join(dir, f))) continue;
+      console.log(`downloading ${BASE_URL}${f}`);
+      let bytes: Uint8Array;
+      try {
+        bytes = await download(`${BASE_URL}${f}`);
+      } catch (e) {
+        const why = (e as Error & { cause?: Error }).cause?.message ?? (e as Error).message;
+        throw new Error(`could not download WANDS (${why}); connect to the internet, or set COGR_DATA to a folder holding ${files.join(", ")}`);
+      }
+      const tmp = join(dir, `${f}.part`);
+      writeFileSync(tmp, bytes);
+      renameSync(tmp, join(dir, f));
+      fetched.push(f);
     }
-    const tmp = join(dir, `${f}.part`);
-    writeFileSync(tmp, bytes);
-    renameSync(tmp, join(dir, f));
-    rmSync(tmp, { force: true });
+  } catch (e) {
+    // Leave nothing half-done: a partial set of files would look like data to `npm start`.
+    for (const f of [...fetched, ...files.map((x) => `${x}.part`)]) rmSync(join(dir, f), { force: true });
+    if (created) rmSync(created, { recursive: true, force: true });
+    throw e;
   }
   console.log(`WANDS is in ${dir}`);
 });

@@ -4,6 +4,7 @@
  * wrapper, workerd, esbuild), however this process is signalled or exits.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { QUIET_WRANGLER_ENV, WRANGLER_BIN } from "./wrangler.js";
 
 export interface DevServer {
@@ -17,8 +18,26 @@ export interface DevServer {
 
 const HEALTH = { pollMs: 250, timeoutMs: 150_000 } as const;
 
+/**
+ * Starts `wrangler dev` and waits until it answers. The wait accepts only
+ * this run's server: /healthz must echo the per-run DEV_INSTANCE token, so
+ * another server on the port is never mistaken for it.
+ */
 export async function startDevServer(port: number, stateDir: string, output: "inherit" | "ignore"): Promise<DevServer> {
-  const child = spawn(WRANGLER_BIN, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--show-interactive-dev-session=false"], {
+  const instance = randomUUID();
+  const args = [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    stateDir,
+    "--show-interactive-dev-session=false",
+    "--var",
+    `DEV_INSTANCE:${instance}`,
+  ];
+  const child = spawn(WRANGLER_BIN, args, {
     env: { ...process.env, ...QUIET_WRANGLER_ENV },
     stdio: ["ignore", output, output],
     detached: true,
@@ -46,10 +65,10 @@ export async function startDevServer(port: number, stateDir: string, output: "in
   );
   const url = `http://127.0.0.1:${port}`;
   for (let waited = 0; ; waited += HEALTH.pollMs) {
-    if (child.exitCode !== null) throw new Error("wrangler dev exited before it served");
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited before it served on ${url}`);
     if (waited > HEALTH.timeoutMs) throw new Error(`wrangler dev did not answer on ${url} within ${HEALTH.timeoutMs / 1000} s`);
     const up = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
+      (r) => r.ok && r.headers.get("x-dev-instance") === instance,
       () => false,
     );
     if (up) break;

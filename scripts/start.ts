@@ -4,6 +4,8 @@
  *   2. publishes the newest round into the local state (replacing an earlier,
  *      different round N there: re-training rewrites artifacts/rounds/N);
  *   3. runs `wrangler dev` on http://127.0.0.1:8787 until Ctrl-C.
+ * A port that is taken is refused first; "serving" is said only once this
+ * run's own server answers (see dev-server.ts).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -12,6 +14,7 @@ import { listRounds, readRound, writeRound } from "../training/round-artifact.js
 import { buildRound0 } from "../training/round0.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
+import { assertPortFree } from "./port.js";
 import { readDeployConfig } from "./publish/deploy-config.js";
 import { planFor, publishTo } from "./publish/local.js";
 import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "./publish/targets.js";
@@ -22,6 +25,7 @@ runCli(async () => {
   const args = parseCli({ port: { type: "string" }, state: { type: "string" } }, USAGE);
   const port = intOption("port", args.port, 8787, 1);
   const stateDir = args.state ?? DEFAULT_STATE_DIR;
+  await assertPortFree(port); // before building or publishing anything
 
   let round = listRounds().at(-1) ?? null;
   if (round === null) {

@@ -78,6 +78,35 @@ describe("npm start", () => {
     expect(bad.headers.get("content-type")).toBe("application/problem+json");
   });
 
+  it("answers the API's contract over real HTTP: readiness, 405, strict UTF-8, security headers", async () => {
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: "ready", round: 0, checks: { catalog: "ok", shards: "ok", kv: "ok" } });
+    const post = await fetch(`${url}/v1/search?q=chair`, { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    const bad = await fetch(`${url}/v1/search?q=%ED%A0%80`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { parameter: string }).parameter).toBe("q");
+    const page = await fetch(`${url}/`);
+    expect(page.headers.get("content-security-policy")).toMatch(/^default-src 'none'; script-src 'nonce-[^']+'/);
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("rate-limits one client through the binding under wrangler dev, and not another", async () => {
+    const hit = (user: string) => fetch(`${url}/v1/rounds`, { headers: { "x-cogr-user": user } });
+    const statuses: number[] = [];
+    // wrangler.toml allows 300 requests per 10 s window per client locally. 700 requests sent within one 10 s span
+    // cover at most two windows, so one of them sees over 300; stop at the first 429.
+    const started = Date.now();
+    while (!statuses.includes(429) && statuses.length < 700 && Date.now() - started < 9000) {
+      statuses.push(...(await Promise.all(Array.from({ length: 25 }, () => hit("greedy")))).map((r) => r.status));
+    }
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    const limited = await hit("greedy");
+    if (limited.status === 429) expect(limited.headers.get("retry-after")).toBe("10");
+    expect((await hit("patient")).status).toBe(200);
+  });
+
   const chromium = findChromium();
   if (!chromium) console.warn("browser check skipped: no chromium found (Debian: apt-get install chromium; .ci/run tries this)");
   it.skipIf(!chromium)("renders the search page in headless Chromium, escaping what it shows", () => {

@@ -8,6 +8,8 @@ declare global {
       /** Where the Node-built rounds are served (GET /rounds.json → TestRounds); see testRounds(). */
       readonly TEST_FIXTURES_URL: string;
       readonly TEST_LLM_URL: string;
+      /** The RATE_LIMITER binding's limit per client in the tests (vitest.config.ts). */
+      readonly TEST_RATE_LIMIT: number;
     }
   }
 }

@@ -1,21 +1,32 @@
 /** Publishing and requesting inside workerd, through the same code paths as production. */
 import { env } from "cloudflare:workers";
 import { type PublishInput, planPublish } from "../../workers/publish/plan.js";
-import { publishRound } from "../../workers/publish/publisher.js";
+import { type PublishOptions, publishRound } from "../../workers/publish/publisher.js";
 import { d1Database, kvStore, type PublishTarget } from "../../workers/publish/target.js";
 import { createApp } from "../../workers/search/app.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
-import { clearRoundCache } from "../../workers/search/catalog.js";
+import { clearRoundCache, itemLru } from "../../workers/search/catalog.js";
+import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.js";
+import { postingLru } from "../../workers/search/middleware/services.js";
 import type { TestRounds } from "../support/test-rounds.js";
 
 export function target(): PublishTarget {
   return { catalog: d1Database(env.CATALOG), shards: shardDatabases(env).map(d1Database), kv: kvStore(env.CACHE) };
 }
 
-export async function publish(input: PublishInput, t: PublishTarget = target()) {
-  const outcome = await publishRound(t, planPublish(input, Number(env.SHARD_COUNT)));
+export async function publish(input: PublishInput, t: PublishTarget = target(), opts: PublishOptions = {}) {
+  const outcome = await publishRound(t, planPublish(input, Number(env.SHARD_COUNT)), undefined, opts);
   clearRoundCache();
   return outcome;
+}
+
+/** Empties every per-isolate cache, as a fresh isolate would start (the generators too, unless `keepGenerators`). */
+export function clearIsolateCaches(opts: { keepGenerators?: boolean } = {}): void {
+  clearRoundCache();
+  postingLru.clear();
+  itemLru.clear();
+  keywordLru.clear();
+  if (!opts.keepGenerators) clearGeneratorCache();
 }
 
 let rounds: Promise<TestRounds> | null = null;
@@ -28,9 +39,17 @@ export function testRounds(): Promise<TestRounds> {
 
 const app = createApp();
 
-/** A request to the app with the test bindings, optionally overriding some. */
+let clients = 0;
+/** A client IP of its own (TEST-NET-3 documentation range; a header value only), so the rate limit meets only the tests that aim at it. */
+export function freshClientIp(): string {
+  clients++;
+  return `203.0.${(clients >> 8) & 255}.${clients & 255}`;
+}
+
+/** A request to the app with the test bindings, optionally overriding some; from a fresh client unless the headers name one. */
 export async function get(path: string, overrides: Partial<Record<string, unknown>> = {}, headers: Record<string, string> = {}, method = "GET") {
-  return app.request(path, { headers, method }, { ...env, ...overrides });
+  const from: Record<string, string> = "cf-connecting-ip" in headers ? {} : { "cf-connecting-ip": freshClientIp() };
+  return app.request(path, { headers: { ...from, ...headers }, method }, { ...env, ...overrides });
 }
 
 export async function getJson<T = Record<string, unknown>>(path: string, overrides: Partial<Record<string, unknown>> = {}) {

@@ -1,25 +1,74 @@
-/** The search API: small sub-apps mounted on one Hono app, errors through one onError. */
-import { Hono } from "hono";
+/**
+ * The search API: routes declared once with @hono/zod-openapi (validation,
+ * types and the OpenAPI document from the same schemas), mounted on one app
+ * behind a fixed middleware order, errors through one onError.
+ *
+ *   security headers → CORS → JSON escaping → request guard (431, malformed
+ *   UTF-8, repeated parameters) → [/v1/*] rate limit → services → route
+ */
+import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
-import { notFound, onError } from "./errors.js";
+import type { ApiApp } from "./api/app-type.js";
+import { notFound, onError, Problem, problemResponse } from "./errors.js";
+import { escapeJson } from "./middleware/escape-json.js";
+import { rateLimit } from "./middleware/rate-limit.js";
+import { requestGuard, strictPathParams } from "./middleware/request-guard.js";
+import { security } from "./middleware/security.js";
 import { type ServicesEnv, services } from "./middleware/services.js";
-import { health } from "./routes/health.js";
-import { items } from "./routes/items.js";
-import { openapi } from "./routes/openapi.js";
-import { page } from "./routes/page.js";
-import { roundsRoute } from "./routes/rounds.js";
-import { search } from "./routes/search.js";
+import { healthRoute, mountHealth } from "./routes/health.js";
+import { itemRoute, mountItems } from "./routes/items.js";
+import { mountOpenApi, openapiRoute } from "./routes/openapi.js";
+import { mountPage, pageRoute } from "./routes/page.js";
+import { mountReady, readyRoute } from "./routes/ready.js";
+import { mountRounds, roundsRoute } from "./routes/rounds.js";
+import { mountSearch, searchRoute } from "./routes/search.js";
 
-export function createApp() {
-  const app = new Hono<ServicesEnv>();
+/** Every operation, for the 405 table here and for the contract tests. */
+export const ROUTES: readonly RouteConfig[] = [searchRoute, itemRoute, roundsRoute, healthRoute, readyRoute, openapiRoute, pageRoute];
+const MOUNTS = [mountSearch, mountItems, mountRounds, mountHealth, mountReady, mountOpenApi, mountPage];
+
+/** OpenAPI's /v1/items/{id} → Hono's /v1/items/:id */
+export const honoPath = (openApiPath: string) => openApiPath.replaceAll(/\{([^}]+)\}/g, ":$1");
+
+/** The methods each path answers (HEAD is GET without a body; OPTIONS is CORS). */
+export function allowedMethods(): Map<string, string[]> {
+  const byPath = new Map<string, string[]>();
+  for (const r of ROUTES) {
+    const methods = byPath.get(honoPath(r.path)) ?? [];
+    methods.push(r.method.toUpperCase());
+    if (r.method === "get") methods.push("HEAD");
+    byPath.set(honoPath(r.path), methods);
+  }
+  for (const methods of byPath.values()) methods.push("OPTIONS");
+  return byPath;
+}
+
+export function createApp(): ApiApp {
+  const app: ApiApp = new OpenAPIHono<ServicesEnv>({
+    // A request that fails its schema is a 400 problem naming the parameter at fault.
+    defaultHook: (result) => {
+      if (result.success) return;
+      const issue = result.error.issues[0];
+      const parameter = String(issue?.path[0] ?? "request");
+      const type = result.target === "header" ? "invalidHeader" : "invalidParameter";
+      const detail = issue?.message && !/^Invalid input/.test(issue.message) ? issue.message : `${parameter} is invalid`;
+      throw new Problem(type, detail, { parameter });
+    },
+  });
+  app.use("*", security);
   app.use("*", cors({ origin: "*", allowMethods: ["GET", "HEAD", "OPTIONS"] }));
-  app.route("/healthz", health);
-  app.route("/openapi.json", openapi);
-  app.route("/", page);
+  app.use("*", escapeJson);
+  app.use("*", requestGuard);
+  app.use("/v1/*", rateLimit);
   app.use("/v1/*", services);
-  app.route("/v1/search", search);
-  app.route("/v1/items", items);
-  app.route("/v1/rounds", roundsRoute);
+  for (const r of ROUTES) if (r.path.includes("{")) app.use(honoPath(r.path), strictPathParams(honoPath(r.path)));
+  for (const mount of MOUNTS) mount(app);
+  for (const [path, methods] of allowedMethods()) {
+    const allow = methods.join(", ");
+    app.all(path, (c) =>
+      problemResponse(c, "methodNotAllowed", `${c.req.method.slice(0, 16)} is not allowed here; use ${allow}.`, { allow: methods }, { allow }),
+    );
+  }
   app.notFound(notFound);
   app.onError(onError);
   return app;

@@ -9,6 +9,12 @@ export interface Env {
   readonly LLM_API_KEY?: string;
   readonly LLM_TIMEOUT_MS?: string;
   readonly ROUND_CACHE_TTL_MS?: string;
+  /** Workers Rate Limiting binding (wrangler.toml [[ratelimits]]); absent: no limit. */
+  readonly RATE_LIMITER?: RateLimit;
+  /** The limiter's period in seconds (10 or 60), sent as Retry-After with a 429; kept equal to the binding's by a test. */
+  readonly RATE_LIMIT_PERIOD_S?: string;
+  /** Set by `npm start` (wrangler dev --var): /healthz echoes it, so the start-up wait knows it reached its own server. */
+  readonly DEV_INSTANCE?: string;
   readonly [shard: `SHARD_${number}`]: D1Database | undefined;
 }
 

@@ -8,6 +8,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { parseServingManifest, type ServingManifest } from "../publish/manifest.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { items, rounds } from "./schema/catalog.js";
+import { fromD1 } from "./storage.js";
 import { ByteLru } from "./store/lru.js";
 
 export interface ItemRow {
@@ -47,7 +48,9 @@ export class Catalog {
   async publishedRounds(): Promise<ServingManifest[]> {
     const now = Date.now();
     if (roundCache && now - roundCache.at < this.roundTtlMs) return roundCache.rounds;
-    const rows = await this.db.select({ manifest: rounds.manifest }).from(rounds).where(eq(rounds.state, "published")).orderBy(desc(rounds.round));
+    const rows = await fromD1("reading the published rounds", () =>
+      this.db.select({ manifest: rounds.manifest }).from(rounds).where(eq(rounds.state, "published")).orderBy(desc(rounds.round)),
+    );
     const list = rows.map((r) => parseServingManifest(r.manifest));
     roundCache = { at: now, rounds: list };
     return list;
@@ -64,10 +67,12 @@ export class Catalog {
       else missing.push(o);
     }
     if (missing.length === 0) return out;
-    const rows = await this.db
-      .select()
-      .from(items)
-      .where(and(eq(items.round, round.round), sql`${items.ordinal} IN (SELECT value FROM json_each(${JSON.stringify(missing)}))`));
+    const rows = await fromD1("reading item rows", () =>
+      this.db
+        .select()
+        .from(items)
+        .where(and(eq(items.round, round.round), sql`${items.ordinal} IN (SELECT value FROM json_each(${JSON.stringify(missing)}))`)),
+    );
     for (const r of rows) {
       const item = toItem(r);
       itemLru.set(prefix + item.ordinal, item);
@@ -77,11 +82,13 @@ export class Catalog {
   }
 
   async itemById(round: number, id: string): Promise<ItemRow | null> {
-    const rows = await this.db
-      .select()
-      .from(items)
-      .where(and(eq(items.round, round), eq(items.id, id)))
-      .limit(1);
+    const rows = await fromD1("reading an item", () =>
+      this.db
+        .select()
+        .from(items)
+        .where(and(eq(items.round, round), eq(items.id, id)))
+        .limit(1),
+    );
     return rows[0] ? toItem(rows[0]) : null;
   }
 }

@@ -9,6 +9,8 @@
  *   3. "raw"    — no keywords: retrieval uses the normalised query alone.
  * Answers of the round's preferred source are cached in KV per (round,
  * normalised query); fallbacks are not, so a recovered LLM is used again.
+ * KV failures never fail a search: a failed cache read is a miss, and a
+ * generator that cannot be read from KV leaves the raw query.
  */
 import OpenAI from "openai";
 import { normalizeKeyword } from "../../core/normalize.js";
@@ -74,6 +76,11 @@ export const keywordLru = new ByteLru<QueryKeywords>(SERVING_LIMITS.keywordLruBy
 
 const generators = new Map<string, { spec: QueryGeneratorSpec; policy: QueryGenerator | null }>();
 
+/** Test hook: forget the parsed query generators (as a fresh isolate would). */
+export function clearGeneratorCache(): void {
+  generators.clear();
+}
+
 async function roundGenerator(kv: KVNamespace, round: ServingManifest) {
   const key = queryGeneratorKey(round.round, round.contentHash);
   const hit = generators.get(key);
@@ -116,15 +123,31 @@ export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, q
   const cacheKey = `kw:${round.round}:${round.contentHash.slice(0, 16)}:${await sha256Hex(normalizeKeyword(query))}`;
   const local = keywordLru.get(cacheKey);
   if (local) return local;
-  const cached = await deps.kv.get<QueryKeywords>(cacheKey, "json");
+  let cached: QueryKeywords | null = null;
+  try {
+    cached = await deps.kv.get<QueryKeywords>(cacheKey, "json");
+  } catch (e) {
+    console.warn("KV keyword cache read failed:", (e as Error).message);
+  }
   if (cached) {
     keywordLru.set(cacheKey, cached);
     return cached;
   }
-  const { spec, policy } = await roundGenerator(deps.kv, round);
+  let generator: Awaited<ReturnType<typeof roundGenerator>>;
+  try {
+    generator = await roundGenerator(deps.kv, round);
+  } catch (e) {
+    console.warn(`round ${round.round}'s query generator could not be loaded; answering from the raw query:`, (e as Error).message);
+    return { keywords: [], source: "raw" };
+  }
+  const { spec, policy } = generator;
   const remember = (answer: QueryKeywords) => {
     keywordLru.set(cacheKey, answer);
-    deps.waitUntil(deps.kv.put(cacheKey, JSON.stringify(answer)).catch((e) => console.warn("KV keyword cache write failed", e)));
+    deps.waitUntil(
+      Promise.resolve()
+        .then(() => deps.kv.put(cacheKey, JSON.stringify(answer)))
+        .catch((e) => console.warn("KV keyword cache write failed", e)),
+    );
     return answer;
   };
   if (spec.kind === "llm" && deps.llmBaseUrl) {

@@ -17,4 +17,16 @@ export const SERVING_LIMITS = {
   generatorCacheEntries: 4,
   llmTimeoutMsDefault: 2000,
   roundCacheTtlMsDefault: 5000,
+  /** All request header names and values together (Cloudflare's own edge limit is 32 KB; `wrangler dev`'s proxy refuses over 16 KiB with a bare 431). */
+  requestHeaderBytesMax: 8 * 1024,
+  /** The request target (path and query); Cloudflare's edge refuses over 16 KB itself. */
+  urlBytesMax: 8 * 1024,
+  /** The `x-cogr-user` rollout and rate-limit key. */
+  userKeyMaxChars: 128,
+  /** Retry-After while no round is published or storage is not migrated. */
+  retryAfterNoRoundS: 30,
+  /** Retry-After when D1 or KV fails inside a request. */
+  retryAfterUnavailableS: 5,
+  /** Retry-After for a 429 when RATE_LIMIT_PERIOD_S is not set: the longest window the Rate Limiting binding has. */
+  rateLimitPeriodSDefault: 60,
 } as const;

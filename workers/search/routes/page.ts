@@ -1,8 +1,13 @@
 /**
  * GET / — a small search page. Everything it shows is inserted with
- * textContent, never as HTML, so query text and item names cannot inject markup.
+ * textContent, never as HTML, so query text and item names cannot inject
+ * markup; its inline script and style carry the response's CSP nonce
+ * (middleware/security.ts), and nothing else may run.
  */
-import { Hono } from "hono";
+import { createRoute } from "@hono/zod-openapi";
+import type { ApiApp } from "../api/app-type.js";
+import { EVERY_ROUTE, problems } from "../api/responses.js";
+import { PageHtml } from "../api/schemas.js";
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -10,7 +15,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>cogr-edge search</title>
-<style>
+<style nonce="__NONCE__">
   body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 46rem; padding: 0 1rem; color: #1d1d1f; }
   form { display: flex; gap: .5rem; }
   input[type=search] { flex: 1; font: inherit; padding: .5rem .7rem; border: 1px solid #bbb; border-radius: 6px; }
@@ -36,7 +41,7 @@ const PAGE = `<!doctype html>
 <p id="error" role="alert"></p>
 <ol id="results"></ol>
 <nav><button id="prev" hidden>Previous</button><button id="next" hidden>Next</button></nav>
-<script>
+<script nonce="__NONCE__">
 (function () {
   var PAGE_SIZE = 20;
   var params = new URLSearchParams(location.search);
@@ -76,4 +81,15 @@ const PAGE = `<!doctype html>
 </body>
 </html>`;
 
-export const page = new Hono().get("/", (c) => c.html(PAGE));
+export const pageRoute = createRoute({
+  method: "get",
+  path: "/",
+  operationId: "searchPage",
+  summary: "The search page (HTML)",
+  tags: ["pages"],
+  responses: { 200: { description: "The search page.", content: { "text/html": { schema: PageHtml } } }, ...problems(...EVERY_ROUTE) },
+});
+
+export function mountPage(app: ApiApp) {
+  app.openapi(pageRoute, (c) => c.html(PAGE.replaceAll("__NONCE__", c.get("secureHeadersNonce") ?? ""), 200));
+}

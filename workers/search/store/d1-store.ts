@@ -5,6 +5,7 @@
  * keeps the statement inside D1's 100-bound-parameter limit.
  */
 import { shardOf } from "../../../core/shard.js";
+import { fromD1 } from "../storage.js";
 import { type IndexStore, type RoundRef, toBytes } from "./index-store.js";
 
 export class D1IndexStore implements IndexStore {
@@ -25,10 +26,12 @@ export class D1IndexStore implements IndexStore {
     await Promise.all(
       [...groups].map(async ([s, group]) => {
         const db = this.shards[s] as D1Database;
-        const { results } = await db
-          .prepare("SELECT key, data FROM postings WHERE round = ?1 AND key IN (SELECT value FROM json_each(?2))")
-          .bind(round.round, JSON.stringify(group))
-          .all<{ key: string; data: unknown }>();
+        const { results } = await fromD1(`reading postings from shard ${s}`, () =>
+          db
+            .prepare("SELECT key, data FROM postings WHERE round = ?1 AND key IN (SELECT value FROM json_each(?2))")
+            .bind(round.round, JSON.stringify(group))
+            .all<{ key: string; data: unknown }>(),
+        );
         for (const r of results) out.set(r.key, toBytes(r.data));
       }),
     );

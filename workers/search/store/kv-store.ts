@@ -4,6 +4,8 @@
  * invalidation. Misses are written back after the response (waitUntil);
  * absent postings are cached too, as an empty value. Values are base64 text
  * because KV's bulk get (100 keys, one operation) returns text or JSON only.
+ * KV is a cache here, never the source: a failed KV read is a miss, so a KV
+ * outage falls back to D1.
  */
 import { fromBase64, toBase64 } from "../../../core/base64.js";
 import { SERVING_LIMITS } from "../limits.js";
@@ -35,7 +37,13 @@ export class KvCachedStore implements IndexStore {
     const all = [...kvKeys.keys()];
     for (let j = 0; j < all.length; j += SERVING_LIMITS.kvBulkGetKeys) {
       const chunk = all.slice(j, j + SERVING_LIMITS.kvBulkGetKeys);
-      const got = await this.kv.get(chunk, "text");
+      let got: Map<string, string | null>;
+      try {
+        got = await this.kv.get(chunk, "text");
+      } catch (e) {
+        console.warn("KV posting read failed; reading D1 instead:", (e as Error).message);
+        got = new Map();
+      }
       for (const kk of chunk) {
         const v = got.get(kk);
         const key = kvKeys.get(kk) as string;
@@ -50,7 +58,7 @@ export class KvCachedStore implements IndexStore {
       const v = fetched.get(k);
       if (v) out.set(k, v);
       const kk = kvPostingKey(round, k);
-      if (kk) writes.push(this.kv.put(kk, v ? toBase64(v) : ""));
+      if (kk) writes.push(Promise.resolve().then(() => this.kv.put(kk, v ? toBase64(v) : "")));
     }
     this.waitUntil(Promise.all(writes).catch((e) => console.warn("KV write-back failed", e)));
     return out;

@@ -39,6 +39,11 @@ export class ByteLru<V> {
     this.used += bytes;
   }
 
+  clear(): void {
+    this.entries.clear();
+    this.used = 0;
+  }
+
   delete(key: string): void {
     const e = this.entries.get(key);
     if (e) {

@@ -1,0 +1,69 @@
+/**
+ * For the serving benchmarks: WANDS round 0 built into a temporary
+ * artifacts folder, published into fresh local state (timed), and served by
+ * `wrangler dev`; plus the worker's memory, read from the OS (the resident
+ * set of the workerd processes wrangler started), not estimated.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { type Dataset, dataDir, loadWands } from "../../training/data/wands.js";
+import { readRound, writeRound } from "../../training/round-artifact.js";
+import { buildRound0 } from "../../training/round0.js";
+import { type DevServer, startDevServer } from "../dev-server.js";
+import { readDeployConfig } from "../publish/deploy-config.js";
+import { planFor, publishTo } from "../publish/local.js";
+import { applyMigrations, localTarget } from "../publish/targets.js";
+
+export interface ServedRound {
+  readonly dataset: Dataset;
+  readonly server: DevServer;
+  readonly publish: { readonly migrationsS: number; readonly dataS: number; readonly items: number; readonly postings: number };
+  /** Stops the server and removes the temporary folders. */
+  close(): Promise<void>;
+}
+
+export async function serveWandsRound0(port: number): Promise<ServedRound> {
+  const dataset = loadWands(dataDir());
+  const artifacts = mkdtempSync(join(tmpdir(), "cogr-bench-art-"));
+  const state = mkdtempSync(join(tmpdir(), "cogr-bench-state-"));
+  writeRound(buildRound0(dataset), artifacts);
+  const config = readDeployConfig();
+  const t0 = performance.now();
+  await applyMigrations(config, { mode: "local", stateDir: state });
+  const t1 = performance.now();
+  const plan = planFor(readRound(0, artifacts), config);
+  await publishTo(await localTarget(config, state), plan);
+  const t2 = performance.now();
+  const server = await startDevServer(port, state, "ignore");
+  return {
+    dataset,
+    server,
+    publish: {
+      migrationsS: (t1 - t0) / 1000,
+      dataS: (t2 - t1) / 1000,
+      items: plan.manifest.counts.items,
+      postings: plan.manifest.counts.keywords + plan.manifest.counts.words,
+    },
+    async close() {
+      server.stop();
+      await server.exited;
+      rmSync(artifacts, { recursive: true, force: true });
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resident memory of the workerd processes in the dev server's process group, in MiB (Linux `ps`). */
+export function workerRssMiB(server: DevServer): number {
+  const pgid = server.child.pid;
+  const rows = execFileSync("ps", ["-eo", "pgid=,rss=,comm="], { encoding: "utf8" }).split("\n");
+  let kib = 0;
+  for (const row of rows) {
+    const [group, rss, comm] = row.trim().split(/\s+/);
+    if (Number(group) === pgid && comm?.startsWith("workerd")) kib += Number(rss);
+  }
+  return kib / 1024;
+}

@@ -1,0 +1,143 @@
+/**
+ * The API's schemas, declared once (zod + @hono/zod-openapi): request
+ * validation, response types and the OpenAPI 3.1 document all come from here.
+ */
+import { z } from "@hono/zod-openapi";
+import { REWARD_LIMITS } from "../../../core/reward.js";
+import { PROBLEM_BASE_URL, PROBLEM_TYPES } from "../errors.js";
+import { SERVING_LIMITS } from "../limits.js";
+
+/** A non-negative decimal integer as a query string carries it: digits only, no sign, exponent or fraction. */
+function intParam(name: string, min: number, max: number, fallback: number) {
+  const range = `${name} must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? "∞" : max}`;
+  return z
+    .string()
+    .regex(/^[0-9]{1,15}$/, range)
+    .transform(Number)
+    .pipe(z.number().int().min(min, range).max(max, range))
+    .optional()
+    .transform((v) => v ?? fallback)
+    .openapi({ type: "integer", minimum: min, ...(max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {}), default: fallback });
+}
+
+export const SearchQuery = z.object({
+  q: z
+    .string({ error: `q must be 1 to ${SERVING_LIMITS.queryMaxChars} characters after trimming` })
+    .transform((s) => s.trim())
+    .pipe(
+      z
+        .string()
+        .min(1, `q must be 1 to ${SERVING_LIMITS.queryMaxChars} characters after trimming`)
+        .max(SERVING_LIMITS.queryMaxChars, `q must be 1 to ${SERVING_LIMITS.queryMaxChars} characters after trimming`),
+    )
+    .openapi({
+      param: { name: "q", in: "query", required: true, description: "The query; trimmed, then 1–256 characters." },
+      type: "string",
+      minLength: 1,
+      maxLength: SERVING_LIMITS.queryMaxChars,
+      example: "armchair",
+    }),
+  limit: intParam("limit", 1, SERVING_LIMITS.limitMax, SERVING_LIMITS.limitDefault).openapi({
+    param: { name: "limit", in: "query", description: "Results per page." },
+  }),
+  offset: intParam("offset", 0, Number.MAX_SAFE_INTEGER, 0).openapi({ param: { name: "offset", in: "query", description: "Results to skip." } }),
+});
+
+export const UserKeyHeader = z.object({
+  "x-cogr-user": z
+    .string()
+    .max(SERVING_LIMITS.userKeyMaxChars)
+    .optional()
+    .openapi({
+      param: {
+        name: "x-cogr-user",
+        in: "header",
+        description: `Stable user key (at most ${SERVING_LIMITS.userKeyMaxChars} characters): keeps a user on one rollout arm, and is the rate-limit key.`,
+      },
+      example: "user-42",
+    }),
+});
+
+export const ItemParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(256)
+    .openapi({ param: { name: "id", in: "path", required: true, description: "The item's id (WANDS product_id)." }, example: "1234" }),
+});
+
+const KeywordSource = z.enum(["llm", "policy", "raw"]).openapi({ description: "Which generator produced `keywords`." });
+
+export const SearchResult = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    class: z.string(),
+    score: z.number().openapi({ description: "BM25 over the item's keyword bag." }),
+  })
+  .openapi("SearchResult");
+
+export const SearchResponse = z
+  .object({
+    query: z.string().openapi({ description: "The trimmed query." }),
+    round: z.number().int().nonnegative(),
+    keywords: z.array(z.string()).max(REWARD_LIMITS.kMax).openapi({ description: "S_q, the generated query keywords." }),
+    keywordSource: KeywordSource,
+    total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)|, exact." }),
+    results: z.array(SearchResult),
+    tookMs: z.number().nonnegative(),
+  })
+  .openapi("SearchResponse");
+
+export const Item = z
+  .object({
+    round: z.number().int().nonnegative(),
+    id: z.string(),
+    name: z.string(),
+    class: z.string(),
+    category: z.string(),
+    keywords: z.array(z.string()).openapi({ description: "S_i in the serving round." }),
+  })
+  .openapi("Item");
+
+export const Round = z
+  .object({
+    round: z.number().int().nonnegative(),
+    version: z.number().int(),
+    createdAt: z.string(),
+    publishedAt: z.string(),
+    items: z.number().int().nonnegative(),
+    keywords: z.number().int().nonnegative(),
+    shards: z.number().int().positive(),
+    queryGenerator: z.object({ kind: z.string(), model: z.string().optional(), policy: z.boolean() }),
+    metrics: z.record(z.string(), z.unknown()),
+    checksums: z.record(z.string(), z.string()),
+  })
+  .openapi("Round");
+
+export const RoundsResponse = z.object({ rounds: z.array(Round).openapi({ description: "Newest first." }) }).openapi("RoundsResponse");
+
+export const Health = z.object({ status: z.literal("ok") }).openapi("Health");
+
+const CheckState = z.enum(["ok", "failed", "missing"]);
+export const ReadyChecks = z.object({ catalog: CheckState, shards: CheckState, kv: CheckState }).openapi("ReadyChecks", {
+  description: "catalog: the rounds table answers; shards: every shard's postings table answers; kv: the serving round's query generator is in KV.",
+});
+
+export const Ready = z.object({ status: z.literal("ready"), round: z.number().int().nonnegative(), checks: ReadyChecks }).openapi("Ready");
+
+export const Problem = z
+  .object({
+    type: z.string().startsWith(PROBLEM_BASE_URL).openapi({ format: "uri" }),
+    title: z.enum(Object.values(PROBLEM_TYPES).map((p) => p.title) as [string, ...string[]]),
+    status: z.number().int().min(400).max(599),
+    detail: z.string(),
+    instance: z.string().openapi({ description: "The request's path." }),
+    parameter: z.string().optional().openapi({ description: "400: the query, path or header parameter at fault." }),
+    allow: z.array(z.string()).optional().openapi({ description: "405: the methods the path allows (also the `Allow` header)." }),
+    retryAfter: z.number().int().positive().optional().openapi({ description: "429 and 503: seconds to wait (also the `Retry-After` header)." }),
+    checks: ReadyChecks.optional().openapi({ description: "GET /readyz's 503: which store failed." }),
+  })
+  .openapi("Problem", { description: "RFC 9457 problem details." });
+
+export const PageHtml = z.string().openapi({ description: "An HTML page." });
