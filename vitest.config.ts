@@ -5,15 +5,17 @@ import { startOpenAiTestServer } from "./test/support/openai-test-server.js";
 import { buildTestRounds } from "./test/support/worker-fixtures.js";
 
 const TEST_RATE_LIMIT = { limit: 40, periodS: 60 } as const;
+const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export default defineConfig(async () => {
-  const runsWorkers = !process.argv.some((a) => /test\/(core|training|node|contract)/.test(a));
+  const runsWorkers = !process.argv.some((a) => /test\/(core|training|node|contract|experiments)/.test(a));
   const rounds = runsWorkers ? buildTestRounds() : null;
   const llm = runsWorkers ? await startOpenAiTestServer() : null;
   const fixtures = rounds ? await startFixtureServer({ rounds }) : "";
   const migrations = {
     catalog: await readD1Migrations("migrations/catalog"),
     shard: await readD1Migrations("migrations/shard"),
+    events: await readD1Migrations("migrations/events"),
   };
   return {
     test: {
@@ -24,7 +26,13 @@ export default defineConfig(async () => {
         {
           test: {
             name: "node",
-            include: ["test/core/**/*.test.ts", "test/training/**/*.test.ts", "test/node/**/*.test.ts", "test/contract/**/*.test.ts"],
+            include: [
+              "test/core/**/*.test.ts",
+              "test/training/**/*.test.ts",
+              "test/node/**/*.test.ts",
+              "test/contract/**/*.test.ts",
+              "test/experiments/**/*.test.ts",
+            ],
             environment: "node",
             testTimeout: 180_000,
             hookTimeout: 180_000,
@@ -41,6 +49,8 @@ export default defineConfig(async () => {
                   TEST_RATE_LIMIT: TEST_RATE_LIMIT.limit,
                   RATE_LIMIT_PERIOD_S: String(TEST_RATE_LIMIT.periodS),
                   ROUND_CACHE_TTL_MS: "0",
+                  EVENTS_FLUSH_MS: "0",
+                  ADMIN_TOKEN: TEST_ADMIN_TOKEN,
                   LLM_TIMEOUT_MS: "1500",
                   TEST_MIGRATIONS: migrations,
                   TEST_FIXTURES_URL: fixtures,

@@ -23,20 +23,11 @@ const HEALTH = { pollMs: 250, timeoutMs: 150_000 } as const;
  * this run's server: /healthz must echo the per-run DEV_INSTANCE token, so
  * another server on the port is never mistaken for it.
  */
-export async function startDevServer(port: number, stateDir: string, output: "inherit" | "ignore"): Promise<DevServer> {
+export async function startDevServer(port: number, stateDir: string, output: "inherit" | "ignore", vars: Record<string, string> = {}): Promise<DevServer> {
   const instance = randomUUID();
-  const args = [
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--persist-to",
-    stateDir,
-    "--show-interactive-dev-session=false",
-    "--var",
-    `DEV_INSTANCE:${instance}`,
-  ];
+  // --test-scheduled: GET /__scheduled runs the cron handler (the guardrails) on demand.
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--show-interactive-dev-session=false", "--test-scheduled"];
+  for (const [k, v] of Object.entries({ ...vars, DEV_INSTANCE: instance })) args.push("--var", `${k}:${v}`);
   const child = spawn(WRANGLER_BIN, args, {
     env: { ...process.env, ...QUIET_WRANGLER_ENV },
     stdio: ["ignore", output, output],

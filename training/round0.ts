@@ -5,9 +5,10 @@
  */
 import { EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies } from "../core/extract.js";
 import { KeywordIndex } from "../core/inverted-index.js";
-import { extractorSpec } from "../core/query-generator.js";
+import { extractorSpec, loadQueryGenerator } from "../core/query-generator.js";
 import { SPLIT_DEFAULTS, type Split, splitQueries } from "../core/split.js";
 import type { Dataset } from "./data/wands.js";
+import { evaluateKeywords, toEvalQueries } from "./evaluate.js";
 import type { RoundContent, RoundItem } from "./round-artifact.js";
 
 export interface Round0Options {
@@ -36,12 +37,25 @@ export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundCo
   const index = KeywordIndex.build(items);
   const keywordDf = new Map<string, number>();
   for (const [k, p] of index.keywordPostings) keywordDf.set(k, p.length);
+  const queryGenerator = extractorSpec(keywordDf, index.itemCount);
+  // Offline figures on both splits, as trained rounds record them: the experiment CLI's offline gate compares dev F1.
+  const generate = loadQueryGenerator(queryGenerator) ?? (() => []);
+  const byId = new Map(dataset.queries.map((q) => [q.id, q]));
+  const summary = (ids: readonly string[]) => {
+    const { queries, leftOut } = toEvalQueries(
+      ids.map((id) => byId.get(id)).filter((q) => q !== undefined),
+      dataset.relevant,
+      index,
+    );
+    return evaluateKeywords(index, generate, queries, leftOut);
+  };
   return {
     round: 0,
     split,
     config: { generator: "extractor", extractor: EXTRACTOR_DEFAULTS, data: dataset.dir, labelStats: dataset.labelStats },
     items,
     index,
-    queryGenerator: extractorSpec(keywordDf, index.itemCount),
+    queryGenerator,
+    metrics: { dev: summary(split.dev), train: summary(split.train) },
   };
 }

@@ -5,6 +5,8 @@ export interface DeployConfig {
   readonly environment: string | undefined;
   readonly catalog: { readonly binding: string; readonly name: string };
   readonly shards: ReadonlyArray<{ readonly binding: string; readonly name: string }>;
+  /** Search and feedback events (experiments). */
+  readonly events: { readonly binding: string; readonly name: string };
   readonly kv: { readonly binding: string; readonly id: string };
 }
 
@@ -25,6 +27,7 @@ export function readDeployConfig(environment?: string, configPath = "wrangler.to
     environment,
     catalog: named("CATALOG"),
     shards: Array.from({ length: count }, (_, s) => named(`SHARD_${s}`)),
+    events: named("EVENTS"),
     kv: { binding: "CACHE", id: kv.id },
   };
 }

@@ -109,10 +109,10 @@ export function wranglerTarget(config: DeployConfig, opts: WranglerTargetOptions
   };
 }
 
-/** `wrangler d1 migrations apply` for the catalogue and every shard. */
+/** `wrangler d1 migrations apply` for the catalogue, every shard and the events database. */
 export async function applyMigrations(config: DeployConfig, opts: WranglerTargetOptions): Promise<void> {
   const scope = scopeArgs(config, opts);
-  for (const db of [config.catalog, ...config.shards]) {
+  for (const db of [config.catalog, ...config.shards, config.events]) {
     await wrangler(["d1", "migrations", "apply", db.name, ...scope], { input: "y\n" });
   }
 }

@@ -27,24 +27,56 @@ describe("the OpenAPI document", () => {
       openapi: string;
       servers: Array<{ url: string }>;
       paths: Record<string, Record<string, { operationId: string; summary: string; responses: Record<string, unknown> }>>;
-      components: { schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }> };
+      components: { schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }>; securitySchemes?: unknown };
     };
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.servers).toEqual([{ url: "http://127.0.0.1:8787", description: "This deployment" }]);
-    const statuses = Object.fromEntries(Object.entries(doc.paths).map(([path, ops]) => [path, Object.keys(ops.get?.responses ?? {}).sort()]));
+    const statuses = Object.fromEntries(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, Object.keys(op.responses).sort()]),
+      ),
+    );
+    const data = ["400", "405", "414", "429", "431", "500", "503"];
+    const admin = ["400", "401", "403", "405", "414", "431", "503"];
+    const plain = ["400", "405", "414", "431"];
+    const sorted = (...xs: string[]) => [...xs].sort();
     expect(statuses).toEqual({
-      "/v1/search": ["200", "400", "405", "414", "429", "431", "500", "503"],
-      "/v1/items/{id}": ["200", "400", "404", "405", "414", "429", "431", "500", "503"],
-      "/v1/rounds": ["200", "400", "405", "414", "429", "431", "500", "503"],
-      "/healthz": ["200", "400", "405", "414", "431"],
-      "/readyz": ["200", "400", "405", "414", "431", "503"],
-      "/openapi.json": ["200", "400", "405", "414", "431"],
-      "/": ["200", "400", "405", "414", "431"],
+      "GET /v1/search": sorted("200", ...data),
+      "GET /v1/items/{id}": sorted("200", "404", ...data),
+      "GET /v1/rounds": sorted("200", ...data),
+      "POST /v1/feedback": sorted("202", "404", ...data),
+      "GET /healthz": sorted("200", ...plain),
+      "GET /readyz": sorted("200", "503", ...plain),
+      "GET /openapi.json": sorted("200", ...plain),
+      "GET /": sorted("200", ...plain),
+      "GET /admin/experiments": sorted("200", ...admin),
+      "POST /admin/experiments": sorted("201", "409", ...admin),
+      "GET /admin/experiments/{id}": sorted("200", "404", ...admin),
+      "PATCH /admin/experiments/{id}": sorted("200", "404", "409", ...admin),
+      "POST /admin/experiments/{id}/promote": sorted("200", "404", "409", ...admin),
+      "POST /admin/experiments/{id}/rollback": sorted("200", "404", "409", ...admin),
     });
-    const ids = Object.values(doc.paths).map((ops) => ops.get?.operationId);
+    const adminOps = Object.entries(doc.paths).filter(([p]) => p.startsWith("/admin"));
+    for (const [, ops] of adminOps) for (const op of Object.values(ops) as Array<{ security?: unknown }>) expect(op.security).toEqual([{ adminToken: [] }]);
+    expect((doc.components as { securitySchemes?: unknown }).securitySchemes).toEqual({
+      adminToken: { type: "http", scheme: "bearer", description: "ADMIN_TOKEN (a wrangler secret)." },
+    });
+    const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect(new Set(ids).size).toBe(ids.length);
     expect(doc.components.schemas.Problem?.required).toEqual(["type", "title", "status", "detail", "instance"]);
     expect(Object.keys(doc.components.schemas.Problem?.properties ?? {})).toEqual(expect.arrayContaining(["parameter", "allow", "retryAfter", "checks"]));
-    expect(doc.components.schemas.SearchResponse?.required).toEqual(["query", "round", "keywords", "keywordSource", "total", "results", "tookMs"]);
+    expect(doc.components.schemas.SearchResponse?.required).toEqual([
+      "requestId",
+      "query",
+      "round",
+      "rounds",
+      "experiment",
+      "arm",
+      "keywords",
+      "keywordSource",
+      "total",
+      "results",
+      "tookMs",
+    ]);
   });
 });

@@ -8,9 +8,9 @@
 import { env } from "cloudflare:workers";
 import type { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROUTES } from "../../workers/search/app.js";
+import { allowedMethods, honoPath, ROUTES } from "../../workers/search/app.js";
 import { failingD1 } from "./faults.js";
-import { get, publish, testRounds } from "./helpers.js";
+import { get, publish, send, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
 const seen = new Set<string>();
@@ -18,9 +18,11 @@ const seen = new Set<string>();
 type ResponseSpec = { content?: Record<string, { schema: z.ZodType }> };
 
 /** Checks a response against the document: its route (by path pattern), status, content type, body schema and headers. */
-async function conforms(res: Response, path: string) {
+async function conforms(res: Response, path: string, method = "GET") {
   const pathname = new URL(path, "http://x").pathname;
-  const route = ROUTES.find((r) => new RegExp(`^${r.path.replaceAll(/\{[^}]+\}/g, "[^/]+")}$`).test(pathname));
+  const matching = ROUTES.filter((r) => new RegExp(`^${r.path.replaceAll(/\{[^}]+\}/g, "[^/]+")}$`).test(pathname));
+  // The operation a response belongs to: the one of the request's method, else (405, or a guard's answer) the path's first.
+  const route = matching.find((r) => r.method === method.toLowerCase()) ?? matching[0];
   expect(route, `a documented route for ${pathname}`).toBeDefined();
   if (!route) return;
   const spec = (route.responses as Record<string, ResponseSpec>)[String(res.status)];
@@ -32,16 +34,29 @@ async function conforms(res: Response, path: string) {
   const parsed = media?.schema.safeParse(body);
   expect(parsed?.success, `${route.operationId} ${res.status}: ${JSON.stringify(parsed?.error?.issues ?? [])}`).toBe(true);
   if (res.status >= 400) expect(body.status).toBe(res.status);
-  if (res.status === 429 || res.status === 503) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-  if (res.status === 405) expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  // A disabled admin API is configuration, not a transient state: the one 503 without Retry-After.
+  if (res.status === 429 || (res.status === 503 && body.title !== "Admin API disabled")) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  if (res.status === 405) expect(res.headers.get("allow")).toBe(allowedMethods().get(honoPath(route.path))?.join(", "));
   seen.add(`${route.operationId} ${res.status}`);
+  // 405 belongs to the path: every operation on it documents it.
+  if (res.status === 405) for (const r of matching) seen.add(`${r.operationId} 405`);
   return body;
 }
 
-async function expectStatus(status: number, path: string, opts: { method?: string; headers?: Record<string, string>; env?: Record<string, unknown> } = {}) {
-  const res = await get(path, opts.env ?? {}, opts.headers ?? {}, opts.method ?? "GET");
-  expect(res.status, `${opts.method ?? "GET"} ${path}`).toBe(status);
-  return conforms(res, path);
+type Opts = { method?: string; headers?: Record<string, string>; env?: Record<string, unknown>; body?: unknown };
+
+async function expectStatus(status: number, path: string, opts: Opts = {}) {
+  const method = opts.method ?? "GET";
+  const res =
+    opts.body === undefined
+      ? await get(path, opts.env ?? {}, opts.headers ?? {}, method)
+      : await send(
+          path,
+          { method, headers: { "content-type": "application/json", "cf-connecting-ip": "192.0.2.9", ...opts.headers }, body: JSON.stringify(opts.body) },
+          opts.env ?? {},
+        );
+  expect(res.status, `${method} ${path}`).toBe(status);
+  return conforms(res, path, method);
 }
 
 const DATA_PATHS = ["/v1/search?q=chair", "/v1/items/1", "/v1/rounds"] as const;
@@ -120,6 +135,105 @@ describe("over a published round", () => {
       expect(JSON.stringify(body)).not.toMatch(/simulated|D1_ERROR/);
     }
     expect((await expectStatus(503, "/readyz", { env: { CATALOG: failingD1() } })).checks.catalog).toBe("failed");
+  });
+});
+
+const token = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
+const ADMIN_OPS: ReadonlyArray<{ method: string; path: string; body?: unknown }> = [
+  { method: "GET", path: "/admin/experiments" },
+  { method: "GET", path: "/admin/experiments/c-1" },
+  {
+    method: "POST",
+    path: "/admin/experiments",
+    body: {
+      id: "c-x",
+      design: "ab",
+      arms: [
+        { round: 0, weight: 5000 },
+        { round: 1, weight: 5000 },
+      ],
+    },
+  },
+  {
+    method: "PATCH",
+    path: "/admin/experiments/c-1",
+    body: {
+      arms: [
+        { round: 0, weight: 5000 },
+        { round: 1, weight: 5000 },
+      ],
+    },
+  },
+  { method: "POST", path: "/admin/experiments/c-1/promote", body: { round: 1 } },
+  { method: "POST", path: "/admin/experiments/c-1/rollback", body: {} },
+];
+
+describe("feedback and the admin API", () => {
+  beforeAll(async () => {
+    expect(await publish({ ...rounds.synthetic0, manifest: { ...rounds.synthetic0.manifest, round: 1 } })).not.toBe("unchanged");
+  });
+
+  it("feedback: 202, 400, 404, 429, 500 and 503", async () => {
+    const found = (await get("/v1/search?q=wood%20chair").then((r) => r.json())) as { requestId: string; results: Array<{ id: string }> };
+    const click = { requestId: found.requestId, itemId: found.results[0]?.id, type: "click" };
+    await expectStatus(202, "/v1/feedback", { method: "POST", body: click });
+    expect((await expectStatus(400, "/v1/feedback", { method: "POST", body: { ...click, type: "like" } })).parameter).toBe("type");
+    await expectStatus(404, "/v1/feedback", { method: "POST", body: { ...click, requestId: "none" } });
+    await expectStatus(500, "/v1/feedback", { method: "POST", body: click, env: { SHARD_COUNT: "5" } });
+    await expectStatus(503, "/v1/feedback", { method: "POST", body: click, env: { EVENTS: failingD1() } });
+    const headers = { "cf-connecting-ip": "198.51.100.77" };
+    for (let j = 0; j < env.TEST_RATE_LIMIT; j++) await expectStatus(202, "/v1/feedback", { method: "POST", body: click, headers });
+    await expectStatus(429, "/v1/feedback", { method: "POST", body: click, headers });
+  });
+
+  it("admin: the lifecycle's 200s and 201, then 404 and 409", async () => {
+    expect(
+      (
+        await expectStatus(201, "/admin/experiments", {
+          method: "POST",
+          headers: token,
+          body: {
+            ...(ADMIN_OPS[2]?.body as object),
+            id: "c-1",
+            arms: [
+              { round: 0, weight: 9000 },
+              { round: 1, weight: 1000 },
+            ],
+          },
+        })
+      ).experiment.id,
+    ).toBe("c-1");
+    await expectStatus(409, "/admin/experiments", { method: "POST", headers: token, body: ADMIN_OPS[2]?.body });
+    await expectStatus(200, "/admin/experiments", { headers: token });
+    const detail = await expectStatus(200, "/admin/experiments/c-1", { headers: token });
+    expect(detail.report.verdict).toBe("no detectable difference yet");
+    await expectStatus(200, "/admin/experiments/c-1", { method: "PATCH", headers: token, body: ADMIN_OPS[3]?.body });
+    await expectStatus(200, "/admin/experiments/c-1/promote", { method: "POST", headers: token, body: { round: 1 } });
+    for (const op of ADMIN_OPS.slice(3)) await expectStatus(409, op.path, { method: op.method, headers: token, body: op.body });
+    await expectStatus(201, "/admin/experiments", { method: "POST", headers: token, body: { ...(ADMIN_OPS[2]?.body as object), id: "c-2" } });
+    await expectStatus(200, "/admin/experiments/c-2/rollback", { method: "POST", headers: token, body: {} });
+    for (const op of ADMIN_OPS.slice(1).filter((o) => o.path !== "/admin/experiments")) {
+      await expectStatus(404, op.path.replace("c-1", "nope"), { method: op.method, headers: token, body: op.body });
+    }
+  });
+
+  it("admin: 400, 401, 403, 405, 414, 431 and 503 on every operation", async () => {
+    for (const op of ADMIN_OPS) {
+      const o = { method: op.method, headers: token, body: op.body };
+      await expectStatus(400, `${op.path}?x=1&x=2`, o);
+      await expectStatus(401, op.path, { ...o, headers: {} });
+      await expectStatus(403, op.path, { ...o, headers: { authorization: "Bearer wrong" } });
+      await expectStatus(405, op.path, { ...o, method: "DELETE" });
+      await expectStatus(414, `${op.path}?pad=${"p".repeat(8200)}`, o);
+      await expectStatus(431, op.path, { ...o, headers: { ...token, cookie: "c".repeat(9000) } });
+      expect((await expectStatus(503, op.path, { ...o, env: { ADMIN_TOKEN: "" } })).title).toBe("Admin API disabled");
+    }
+    for (const op of [{ method: "POST", path: "/v1/feedback", body: {} }]) {
+      await expectStatus(400, `${op.path}?x=%ED%A0%80`, op);
+      await expectStatus(405, op.path, { method: "DELETE" });
+      await expectStatus(414, `${op.path}?pad=${"p".repeat(8200)}`, op);
+      await expectStatus(431, op.path, { ...op, headers: { cookie: "c".repeat(9000) } });
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import type { Env as WorkerEnv } from "../../workers/search/bindings.js";
 declare global {
   namespace Cloudflare {
     interface Env extends WorkerEnv {
-      readonly TEST_MIGRATIONS: { readonly catalog: D1Migration[]; readonly shard: D1Migration[] };
+      readonly TEST_MIGRATIONS: { readonly catalog: D1Migration[]; readonly shard: D1Migration[]; readonly events: D1Migration[] };
       /** Where the Node-built rounds are served (GET /rounds.json → TestRounds); see testRounds(). */
       readonly TEST_FIXTURES_URL: string;
       readonly TEST_LLM_URL: string;

@@ -1,5 +1,7 @@
 /** Publishing and requesting inside workerd, through the same code paths as production. */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { clearServingConfigCache } from "../../workers/experiments/live.js";
 import { type PublishInput, planPublish } from "../../workers/publish/plan.js";
 import { type PublishOptions, publishRound } from "../../workers/publish/publisher.js";
 import { d1Database, kvStore, type PublishTarget } from "../../workers/publish/target.js";
@@ -23,6 +25,7 @@ export async function publish(input: PublishInput, t: PublishTarget = target(), 
 /** Empties every per-isolate cache, as a fresh isolate would start (the generators too, unless `keepGenerators`). */
 export function clearIsolateCaches(opts: { keepGenerators?: boolean } = {}): void {
   clearRoundCache();
+  clearServingConfigCache();
   postingLru.clear();
   itemLru.clear();
   keywordLru.clear();
@@ -49,7 +52,15 @@ export function freshClientIp(): string {
 /** A request to the app with the test bindings, optionally overriding some; from a fresh client unless the headers name one. */
 export async function get(path: string, overrides: Partial<Record<string, unknown>> = {}, headers: Record<string, string> = {}, method = "GET") {
   const from: Record<string, string> = "cf-connecting-ip" in headers ? {} : { "cf-connecting-ip": freshClientIp() };
-  return app.request(path, { headers: { ...from, ...headers }, method }, { ...env, ...overrides });
+  return send(path, { headers: { ...from, ...headers }, method }, overrides);
+}
+
+/** One request through the app with a real execution context, waited on, so what it writes after the response (events, KV) has landed. */
+export async function send(path: string, init: RequestInit, overrides: Partial<Record<string, unknown>> = {}) {
+  const ctx = createExecutionContext();
+  const res = await app.request(path, init, { ...env, ...overrides }, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
 }
 
 export async function getJson<T = Record<string, unknown>>(path: string, overrides: Partial<Record<string, unknown>> = {}) {

@@ -1,10 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { clearServingConfigCache } from "../../workers/experiments/live.js";
+import { SERVING_CONFIG_KEY, type ServingConfig } from "../../workers/experiments/store.js";
 import { planPublish } from "../../workers/publish/plan.js";
 import { publishRound, unpublishRound } from "../../workers/publish/publisher.js";
 import type { PublishTarget, SqlDatabase } from "../../workers/publish/target.js";
 import { clearRoundCache } from "../../workers/search/catalog.js";
-import { ROLLOUT_KEY } from "../../workers/search/rollout.js";
 import { get, getJson, publish, target, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
@@ -67,7 +68,7 @@ describe("publishing", () => {
 
   it("unpublishes only rounds no arm serves", async () => {
     await expect(unpublishRound(target(), 1)).rejects.toThrow(/serving traffic/);
-    await env.CACHE.put(ROLLOUT_KEY, JSON.stringify({ arms: [{ round: 0, weight: 1 }] }));
+    await env.CACHE.put(SERVING_CONFIG_KEY, JSON.stringify(servingConfig([{ round: 0, weight: 10_000 }])));
     await expect(unpublishRound(target(), 0)).rejects.toThrow(/serving traffic/);
     await unpublishRound(target(), 1);
     clearRoundCache();
@@ -75,20 +76,21 @@ describe("publishing", () => {
     expect(listed).toEqual([0]);
     expect(Number(await env.SHARD_0?.prepare("SELECT COUNT(*) AS n FROM postings WHERE round = 1").first("n"))).toBe(0);
     await expect(unpublishRound(target(), 7)).rejects.toThrow(/not published/);
-    await env.CACHE.delete(ROLLOUT_KEY);
+    await env.CACHE.delete(SERVING_CONFIG_KEY);
   });
 
-  it("buckets users across rollout arms stably", async () => {
+  it("buckets users across experiment arms stably", async () => {
     expect(await publish(round1)).toBe("published");
     await env.CACHE.put(
-      ROLLOUT_KEY,
-      JSON.stringify({
-        arms: [
-          { round: 0, weight: 50 },
-          { round: 1, weight: 50 },
-        ],
-      }),
+      SERVING_CONFIG_KEY,
+      JSON.stringify(
+        servingConfig([
+          { round: 0, weight: 5000 },
+          { round: 1, weight: 5000 },
+        ]),
+      ),
     );
+    clearServingConfigCache();
     const seen = new Map<string, number>();
     for (let u = 0; u < 40; u++) {
       const res = await get("/v1/search?q=lamp&limit=1", {}, { "x-cogr-user": `user-${u}` });
@@ -101,3 +103,8 @@ describe("publishing", () => {
     expect(arms).toEqual(new Set([0, 1]));
   });
 });
+
+function servingConfig(arms: Array<{ round: number; weight: number }>): ServingConfig {
+  const experiment = { id: "t", design: "ab" as const, salt: "s", arms, control: 0, interleaveShareBp: 0 };
+  return { version: 1, experiment, defaultRound: null, updatedAt: new Date().toISOString() };
+}

@@ -5,3 +5,4 @@ import { shardDatabases } from "../../workers/search/bindings.js";
 
 await applyD1Migrations(env.CATALOG, env.TEST_MIGRATIONS.catalog);
 for (const shard of shardDatabases(env)) await applyD1Migrations(shard, env.TEST_MIGRATIONS.shard);
+if (env.EVENTS) await applyD1Migrations(env.EVENTS, env.TEST_MIGRATIONS.events);

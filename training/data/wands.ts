@@ -126,6 +126,18 @@ export function loadLabels(path: string, productIds: ReadonlySet<string>): { rel
   return { relevant, stats: { rows: rows.length, droppedMissingProduct: dropped, relevant: rel } };
 }
 
+export type Grade = "Exact" | "Partial" | "Irrelevant";
+
+/** query id → product id → its WANDS label (for the click model of `simulate-traffic`; relevance elsewhere is Exact or Partial). */
+export function loadGrades(path: string): Map<string, Map<string, Grade>> {
+  const grades = new Map<string, Map<string, Grade>>();
+  readTsv(path, ["query_id", "product_id", "label"]).forEach(([q, p, label], j) => {
+    if (!LABELS.has(label as string)) throw new DataError(`${path}:${j + 2}: unknown label ${JSON.stringify(label)}`);
+    getOrInsert(grades, q as string, () => new Map<string, Grade>()).set(p as string, label as Grade);
+  });
+  return grades;
+}
+
 export function loadWands(dir: string): Dataset {
   for (const f of Object.values(WANDS_FILES)) {
     if (!existsSync(join(dir, f))) {

@@ -7,7 +7,7 @@
  * publish leaves a 'publishing' row that serving ignores; running the
  * publish again clears the round's partial rows and writes them anew.
  */
-import { ROLLOUT_KEY } from "../search/rollout.js";
+import { SERVING_CONFIG_KEY, type ServingConfig } from "../experiments/config.js";
 import { parseServingManifest } from "./manifest.js";
 import { type PublishPlan, queryGeneratorKey } from "./plan.js";
 import type { PublishTarget } from "./target.js";
@@ -102,10 +102,12 @@ export async function publishRound(
   return replaced ? "replaced" : "published";
 }
 
-/** Rounds that serve traffic: the rollout's arms, or the newest published round when there is no rollout. */
+/** Rounds that serve traffic: the running experiment's arms, else the default round (last promoted or rolled back), else the newest. */
 export async function servingRounds(target: PublishTarget): Promise<number[]> {
-  const rollout = await target.kv.get(ROLLOUT_KEY);
-  if (rollout) return (JSON.parse(rollout) as { arms: Array<{ round: number }> }).arms.map((a) => a.round);
+  const text = await target.kv.get(SERVING_CONFIG_KEY);
+  const config = text ? (JSON.parse(text) as ServingConfig) : null;
+  if (config?.experiment) return config.experiment.arms.map((a) => a.round);
+  if (config?.defaultRound != null) return [config.defaultRound];
   const newest = await target.catalog.scalar("SELECT MAX(round) FROM rounds WHERE state = 'published'");
   return newest === null ? [] : [Number(newest)];
 }
@@ -114,7 +116,7 @@ export async function unpublishRound(target: PublishTarget, round: number, opts:
   const existing = await roundRow(target, round);
   if (!existing) throw new PublishError(`round ${round} is not published`);
   if (!opts.evenIfServing && existing.state === "published" && (await servingRounds(target)).includes(round)) {
-    throw new PublishError(`round ${round} is serving traffic: publish a newer round or change the rollout first`);
+    throw new PublishError(`round ${round} is serving traffic: publish a newer round, or end the experiment that serves it, first`);
   }
   // Published rows hold the full manifest, interrupted ones a placeholder: both carry the content hash.
   const hash = (JSON.parse(existing.manifest) as { contentHash: string }).contentHash;

@@ -3,18 +3,23 @@
  * types and the OpenAPI document from the same schemas), mounted on one app
  * behind a fixed middleware order, errors through one onError.
  *
- *   security headers → CORS → JSON escaping → request guard (431, malformed
- *   UTF-8, repeated parameters) → [/v1/*] rate limit → services → route
+ *   security headers → CORS → JSON escaping → request guard (414, 431,
+ *   malformed UTF-8, repeated parameters) → [/v1/*] rate limit → user key →
+ *   services → route;  [/admin/*] bearer token → route
  */
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import type { ApiApp } from "./api/app-type.js";
 import { notFound, onError, Problem, problemResponse } from "./errors.js";
+import { adminAuth } from "./middleware/admin-auth.js";
 import { escapeJson } from "./middleware/escape-json.js";
 import { rateLimit } from "./middleware/rate-limit.js";
 import { requestGuard, strictPathParams } from "./middleware/request-guard.js";
 import { security } from "./middleware/security.js";
 import { type ServicesEnv, services } from "./middleware/services.js";
+import { userKey } from "./middleware/user-key.js";
+import { adminRoutes, mountAdmin } from "./routes/admin.js";
+import { feedbackRoute, mountFeedback } from "./routes/feedback.js";
 import { healthRoute, mountHealth } from "./routes/health.js";
 import { itemRoute, mountItems } from "./routes/items.js";
 import { mountOpenApi, openapiRoute } from "./routes/openapi.js";
@@ -24,8 +29,18 @@ import { mountRounds, roundsRoute } from "./routes/rounds.js";
 import { mountSearch, searchRoute } from "./routes/search.js";
 
 /** Every operation, for the 405 table here and for the contract tests. */
-export const ROUTES: readonly RouteConfig[] = [searchRoute, itemRoute, roundsRoute, healthRoute, readyRoute, openapiRoute, pageRoute];
-const MOUNTS = [mountSearch, mountItems, mountRounds, mountHealth, mountReady, mountOpenApi, mountPage];
+export const ROUTES: readonly RouteConfig[] = [
+  searchRoute,
+  itemRoute,
+  roundsRoute,
+  feedbackRoute,
+  healthRoute,
+  readyRoute,
+  openapiRoute,
+  pageRoute,
+  ...Object.values(adminRoutes),
+];
+const MOUNTS = [mountSearch, mountItems, mountRounds, mountFeedback, mountHealth, mountReady, mountOpenApi, mountPage, mountAdmin];
 
 /** OpenAPI's /v1/items/{id} → Hono's /v1/items/:id */
 export const honoPath = (openApiPath: string) => openApiPath.replaceAll(/\{([^}]+)\}/g, ":$1");
@@ -50,17 +65,22 @@ export function createApp(): ApiApp {
       if (result.success) return;
       const issue = result.error.issues[0];
       const parameter = String(issue?.path[0] ?? "request");
-      const type = result.target === "header" ? "invalidHeader" : "invalidParameter";
-      const detail = issue?.message && !/^Invalid input/.test(issue.message) ? issue.message : `${parameter} is invalid`;
+      const type = result.target === "header" ? "invalidHeader" : result.target === "json" ? "invalidBody" : "invalidParameter";
+      const field = result.target === "json" ? (issue?.path ?? []).join(".") || "body" : parameter;
+      const detail = issue?.message && !/^Invalid input/.test(issue.message) ? `${field}: ${issue.message}` : `${field} is invalid`;
+      if (result.target === "json") throw new Problem(type, detail, { parameter: field });
       throw new Problem(type, detail, { parameter });
     },
   });
   app.use("*", security);
-  app.use("*", cors({ origin: "*", allowMethods: ["GET", "HEAD", "OPTIONS"] }));
+  app.use("*", cors({ origin: "*", allowMethods: ["GET", "HEAD", "POST", "OPTIONS"], allowHeaders: ["content-type", "x-user-id", "x-cogr-user"] }));
   app.use("*", escapeJson);
   app.use("*", requestGuard);
   app.use("/v1/*", rateLimit);
+  app.use("/v1/*", userKey);
+  app.use("/", userKey);
   app.use("/v1/*", services);
+  app.use("/admin/*", adminAuth);
   for (const r of ROUTES) if (r.path.includes("{")) app.use(honoPath(r.path), strictPathParams(honoPath(r.path)));
   for (const mount of MOUNTS) mount(app);
   for (const [path, methods] of allowedMethods()) {

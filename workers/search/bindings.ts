@@ -2,6 +2,14 @@
 export interface Env {
   readonly CATALOG: D1Database;
   readonly CACHE: KVNamespace;
+  /** Search and feedback events (workers/experiments/events.ts); absent: events are not stored. */
+  readonly EVENTS?: D1Database;
+  /** Workers Analytics Engine dataset for events, when configured. */
+  readonly EVENTS_AE?: AnalyticsEngineDataset;
+  /** Milliseconds a search event waits to be batched with others (0: written at once). */
+  readonly EVENTS_FLUSH_MS?: string;
+  /** Bearer token of the admin API (wrangler secret put ADMIN_TOKEN; .dev.vars locally); unset: /admin answers 503. */
+  readonly ADMIN_TOKEN?: string;
   readonly SHARD_COUNT: string;
   /** OpenAI-compatible base URL of the vLLM server, e.g. http://host:8000/v1; empty disables the LLM. */
   readonly LLM_BASE_URL?: string;

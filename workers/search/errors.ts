@@ -11,8 +11,13 @@ import { escapeMarkup } from "./middleware/escape-json.js";
 export const PROBLEM_TYPES = {
   invalidParameter: { status: 400, title: "Invalid parameter" },
   invalidHeader: { status: 400, title: "Invalid header" },
+  invalidBody: { status: 400, title: "Invalid body" },
+  unauthorized: { status: 401, title: "Unauthorized" },
+  forbidden: { status: 403, title: "Forbidden" },
   notFound: { status: 404, title: "Not found" },
   methodNotAllowed: { status: 405, title: "Method not allowed" },
+  conflict: { status: 409, title: "Conflict" },
+  unsupportedMediaType: { status: 415, title: "Unsupported media type" },
   uriTooLong: { status: 414, title: "URI too long" },
   rateLimited: { status: 429, title: "Too many requests" },
   headersTooLarge: { status: 431, title: "Request header fields too large" },
@@ -20,6 +25,7 @@ export const PROBLEM_TYPES = {
   noRound: { status: 503, title: "No round published" },
   notReady: { status: 503, title: "Storage not ready" },
   unavailable: { status: 503, title: "Storage unavailable" },
+  adminDisabled: { status: 503, title: "Admin API disabled" },
 } as const;
 
 export type ProblemType = keyof typeof PROBLEM_TYPES;
@@ -38,6 +44,7 @@ export class Problem extends Error {
     readonly type: ProblemType,
     readonly detail: string,
     readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(detail);
   }
@@ -69,7 +76,7 @@ export function problemResponse(
 }
 
 export function onError(err: Error, c: Context): Response {
-  if (err instanceof Problem) return problemResponse(c, err.type, err.detail, err.extra);
+  if (err instanceof Problem) return problemResponse(c, err.type, err.detail, err.extra, err.headers);
   if (err instanceof HTTPException && err.status < 500) return problemResponse(c, "invalidParameter", err.message || "bad request");
   console.error("unhandled error", err);
   return problemResponse(c, "internal", "The server could not answer this request.");

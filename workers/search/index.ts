@@ -1,10 +1,24 @@
-/** Entry point of the `search` worker (wrangler.toml `main`). */
+/** Entry point of the `search` worker (wrangler.toml `main`): the API, and the guardrails on a cron trigger. */
 
+import { enforceGuardrails } from "../experiments/guardrails.js";
+import { ExperimentStore } from "../experiments/store.js";
 import { createApp } from "./app.js";
 import type { Env } from "./bindings.js";
 
 const app = createApp();
 
+/** The cron handler: evaluates the running experiment's guardrails and keeps the KV mirror in step with D1. */
+export async function scheduled(env: Env): Promise<void> {
+  const store = new ExperimentStore(env.CATALOG, env.CACHE);
+  if (!env.EVENTS) {
+    await store.mirror();
+    return;
+  }
+  const outcome = await enforceGuardrails(store, env.EVENTS);
+  if (outcome) console.log(`guardrails: ${outcome.experiment} ${outcome.rolledBack ? `rolled back (${outcome.reasons.join("; ")})` : "healthy"}`);
+}
+
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  scheduled: (_controller, env, ctx) => ctx.waitUntil(scheduled(env)),
 } satisfies ExportedHandler<Env>;

@@ -21,8 +21,10 @@ export const SERVING_LIMITS = {
   requestHeaderBytesMax: 8 * 1024,
   /** The request target (path and query); Cloudflare's edge refuses over 16 KB itself. */
   urlBytesMax: 8 * 1024,
-  /** The `x-cogr-user` rollout and rate-limit key. */
+  /** The `X-User-Id` (or `x-cogr-user`) experiment and rate-limit key. */
   userKeyMaxChars: 128,
+  /** The `cogr_uid` cookie's lifetime: a year. */
+  userCookieMaxAgeS: 365 * 24 * 3600,
   /** Retry-After while no round is published or storage is not migrated. */
   retryAfterNoRoundS: 30,
   /** Retry-After when D1 or KV fails inside a request. */

@@ -6,14 +6,17 @@ import type { z } from "@hono/zod-openapi";
 import { Problem } from "./schemas.js";
 
 const PROBLEM_STATUSES = {
-  400: "A malformed parameter or header: invalid UTF-8 or a lone surrogate, a repeated parameter, a value out of range (`parameter` names it).",
+  400: "A malformed parameter, header or body: invalid UTF-8 or a lone surrogate, a repeated parameter, a value out of range (`parameter` names it).",
+  401: "No bearer token (Authorization: Bearer <ADMIN_TOKEN>).",
+  403: "A wrong bearer token.",
   404: "No such item in the serving round.",
   405: "Another method than the path allows (see `Allow`).",
+  409: "The experiment is not running, changed meanwhile, another one runs, or there is no winner to promote yet.",
   414: "The request's path and query together exceed 8 KiB.",
   429: "This client (user key, else IP) is over its rate limit; retry after `Retry-After` seconds.",
   431: "The request's headers together exceed 8 KiB.",
   500: "The deployment is misconfigured (e.g. a missing shard binding); nothing internal is shown.",
-  503: "No round is published yet, storage is not migrated, or D1 failed; retry after `Retry-After` seconds.",
+  503: "No round is published yet, storage is not migrated, D1 failed (retry after `Retry-After` seconds), or (admin) no ADMIN_TOKEN is configured.",
 } as const;
 
 export type ProblemStatus = keyof typeof PROBLEM_STATUSES;

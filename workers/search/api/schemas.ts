@@ -43,19 +43,19 @@ export const SearchQuery = z.object({
   offset: intParam("offset", 0, Number.MAX_SAFE_INTEGER, 0).openapi({ param: { name: "offset", in: "query", description: "Results to skip." } }),
 });
 
-export const UserKeyHeader = z.object({
-  "x-cogr-user": z
+const userKeyHeader = (name: string, description: string) =>
+  z
     .string()
     .max(SERVING_LIMITS.userKeyMaxChars)
     .optional()
-    .openapi({
-      param: {
-        name: "x-cogr-user",
-        in: "header",
-        description: `Stable user key (at most ${SERVING_LIMITS.userKeyMaxChars} characters): keeps a user on one rollout arm, and is the rate-limit key.`,
-      },
-      example: "user-42",
-    }),
+    .openapi({ param: { name, in: "header", description }, example: "user-42" });
+
+export const UserKeyHeaders = z.object({
+  "x-user-id": userKeyHeader(
+    "x-user-id",
+    `Stable user key (at most ${SERVING_LIMITS.userKeyMaxChars} characters): assigns the experiment arm and is the rate-limit key. Without it, the cogr_uid cookie (set on the first visit) is the key.`,
+  ),
+  "x-cogr-user": userKeyHeader("x-cogr-user", "The older name of x-user-id, used when x-user-id is absent."),
 });
 
 export const ItemParams = z.object({
@@ -74,16 +74,25 @@ export const SearchResult = z
     name: z.string(),
     class: z.string(),
     score: z.number().openapi({ description: "BM25 over the item's keyword bag." }),
+    team: z.enum(["control", "treatment"]).optional().openapi({ description: "Interleaved searches: the round that contributed this result." }),
   })
   .openapi("SearchResult");
 
 export const SearchResponse = z
   .object({
+    requestId: z.string().openapi({ description: "This search's id (also X-Request-Id); feedback refers to it." }),
     query: z.string().openapi({ description: "The trimmed query." }),
-    round: z.number().int().nonnegative(),
+    round: z.number().int().nonnegative().openapi({ description: "The round that answered (interleaved: the control round)." }),
+    rounds: z.array(z.number().int().nonnegative()).min(1).max(2).openapi({ description: "Every round that contributed (interleaved: control, treatment)." }),
+    experiment: z.string().nullable().openapi({ description: "The running experiment (also X-CoGR-Experiment), or null." }),
+    arm: z.string().nullable().openapi({ description: "This user's arm: r<round>, or interleaved (also X-CoGR-Arm); null without an experiment." }),
     keywords: z.array(z.string()).max(REWARD_LIMITS.kMax).openapi({ description: "S_q, the generated query keywords." }),
     keywordSource: KeywordSource,
-    total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)|, exact." }),
+    total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)|, exact (interleaved: the larger of the two rounds')." }),
+    totals: z
+      .object({ control: z.number().int().nonnegative(), treatment: z.number().int().nonnegative() })
+      .optional()
+      .openapi({ description: "Interleaved: each round's |I_ret(q)|." }),
     results: z.array(SearchResult),
     tookMs: z.number().nonnegative(),
   })

@@ -5,14 +5,17 @@
  * deployment without the binding is not limited; a limiter that fails lets
  * the request through (the limiter must never take search down).
  */
+import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import type { Env } from "../bindings.js";
 import { intVar } from "../bindings.js";
 import { Problem } from "../errors.js";
 import { SERVING_LIMITS } from "../limits.js";
+import { headerUserKey, USER_COOKIE } from "./user-key.js";
 
-export function clientKey(header: (name: string) => string | undefined): string {
-  const user = header("x-cogr-user");
+/** The client: its user key as the request states it (header, else the cogr_uid cookie), else its IP. */
+export function clientKey(header: (name: string) => string | undefined, cookie: string | undefined): string {
+  const user = headerUserKey(header) ?? cookie;
   return user ? `u:${user}` : `ip:${header("cf-connecting-ip") ?? "unknown"}`;
 }
 
@@ -21,7 +24,7 @@ export const rateLimit = createMiddleware<{ Bindings: Env }>(async (c, next) => 
   if (limiter) {
     let allowed = true;
     try {
-      allowed = (await limiter.limit({ key: clientKey((n) => c.req.header(n)) })).success;
+      allowed = (await limiter.limit({ key: clientKey((n) => c.req.header(n), getCookie(c, USER_COOKIE)) })).success;
     } catch (e) {
       console.warn("rate limiter failed; letting the request through:", (e as Error).message);
     }

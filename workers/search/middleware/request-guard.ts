@@ -48,9 +48,11 @@ export const requestGuard = createMiddleware(async (c, next) => {
   if (headerBytes > SERVING_LIMITS.requestHeaderBytesMax) {
     throw new Problem("headersTooLarge", `The request's headers take ${headerBytes} bytes; at most ${SERVING_LIMITS.requestHeaderBytesMax} are accepted.`);
   }
-  const user = c.req.header("x-cogr-user");
-  if (user !== undefined && (user.length === 0 || user.length > SERVING_LIMITS.userKeyMaxChars)) {
-    throw new Problem("invalidHeader", `x-cogr-user must be 1 to ${SERVING_LIMITS.userKeyMaxChars} characters`, { parameter: "x-cogr-user" });
+  for (const name of ["x-user-id", "x-cogr-user"]) {
+    const user = c.req.header(name);
+    if (user !== undefined && (user.length === 0 || user.length > SERVING_LIMITS.userKeyMaxChars)) {
+      throw new Problem("invalidHeader", `${name} must be 1 to ${SERVING_LIMITS.userKeyMaxChars} characters`, { parameter: name });
+    }
   }
   const url = c.req.url;
   const target = url.length - new URL(url).origin.length;

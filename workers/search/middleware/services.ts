@@ -20,7 +20,7 @@ export interface Services {
   readonly keywordDeps: KeywordDeps;
 }
 
-export type ServicesEnv = { Bindings: Env; Variables: { services: Services } };
+export type ServicesEnv = { Bindings: Env; Variables: { services: Services; userKey: string; waitUntil: (p: Promise<unknown>) => void } };
 
 function waitUntilOf(ctx: { waitUntil(p: Promise<unknown>): void } | undefined): (p: Promise<unknown>) => void {
   return ctx ? (p) => ctx.waitUntil(p) : () => {};
@@ -34,6 +34,7 @@ export const services = createMiddleware<ServicesEnv>(async (c, next) => {
     ctx = undefined; // app.request() in tests has no execution context
   }
   const waitUntil = waitUntilOf(ctx);
+  c.set("waitUntil", waitUntil);
   const env = c.env;
   c.set("services", {
     catalog: new Catalog(env.CATALOG, intVar(env.ROUND_CACHE_TTL_MS, SERVING_LIMITS.roundCacheTtlMsDefault)),

@@ -2,7 +2,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
-import { Item, ItemParams, UserKeyHeader } from "../api/schemas.js";
+import { Item, ItemParams, UserKeyHeaders } from "../api/schemas.js";
 import { Problem } from "../errors.js";
 import { currentRound } from "./round-choice.js";
 
@@ -12,7 +12,7 @@ export const itemRoute = createRoute({
   operationId: "getItem",
   summary: "One item as the serving round indexes it",
   tags: ["search"],
-  request: { params: ItemParams, headers: UserKeyHeader },
+  request: { params: ItemParams, headers: UserKeyHeaders },
   responses: { 200: json("The item and its keywords.", Item), ...problems(...DATA_ROUTE, 404) },
 });
 

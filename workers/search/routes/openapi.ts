@@ -21,21 +21,25 @@ export const API_INFO = {
   version: "1.1.0",
   description:
     "Search over a learned keyword index (CoGR), served from the edge. Errors are RFC 9457 problems (application/problem+json). " +
-    "Unknown paths answer 404; a known path with another method 405 with Allow. No route needs credentials.",
+    "Unknown paths answer 404; a known path with another method 405 with Allow. Only /admin needs credentials (a bearer token).",
   license: { name: "MIT", identifier: "MIT" },
 } as const;
 
 export function openApiDocument(app: ApiApp, origin: string) {
+  if (!app.openAPIRegistry.definitions.some((d) => d.type === "component" && d.name === "adminToken")) {
+    app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN (a wrangler secret)." });
+  }
   return app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: API_INFO,
     servers: [{ url: origin, description: "This deployment" }],
-    // Every route is public: an explicit empty requirement, rather than none stated.
+    // Public by default (an explicit empty requirement); the admin routes state theirs.
     security: [],
     tags: [
       { name: "search", description: "The search API over the serving round." },
       { name: "operations", description: "Liveness, readiness and this document." },
       { name: "pages", description: "HTML pages." },
+      { name: "admin", description: "Experiments: start, watch, ramp, promote, roll back (bearer token)." },
     ],
   });
 }

@@ -60,11 +60,17 @@ const PAGE = `<!doctype html>
     .then(function (res) {
       var b = res.body;
       if (!res.ok) { el("meta").textContent = ""; el("error").textContent = (b.title || "Error") + ": " + (b.detail || ""); return; }
-      el("meta").textContent = b.total + " results for \u201c" + b.query + "\u201d · round " + b.round + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
+      el("meta").textContent = b.total + " results for \u201c" + b.query + "\u201d · round " + b.rounds.join(" + ") + (b.arm ? " (" + b.experiment + ", " + b.arm + ")" : "") + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
       b.keywords.forEach(function (k) { el("chips").appendChild(text("span", k, "chip")); });
       b.results.forEach(function (r) {
         var li = document.createElement("li");
-        li.appendChild(text("span", r.name, "name"));
+        var link = text("a", r.name, "name");
+        link.href = "/v1/items/" + encodeURIComponent(r.id);
+        // Opening a result is a click: sent as feedback (keepalive, so it survives the navigation).
+        link.onclick = function () {
+          fetch("/v1/feedback", { method: "POST", keepalive: true, headers: { "content-type": "application/json" }, body: JSON.stringify({ requestId: b.requestId, itemId: r.id, type: "click" }) }).catch(function () {});
+        };
+        li.appendChild(link);
         li.appendChild(text("span", r.score.toFixed(3), "score"));
         li.appendChild(document.createElement("br"));
         li.appendChild(text("span", r.class, "cls"));

@@ -1,15 +1,22 @@
-/** The round that answers this request (see ../rollout.ts), or a 503 problem when none is published. */
+/** The round(s) that answer this request (../../experiments/routing.ts), or a 503 problem when none is published. */
 import type { Context } from "hono";
+import { servingConfig } from "../../experiments/live.js";
+import { type Routed, route } from "../../experiments/routing.js";
 import type { ServingManifest } from "../../publish/manifest.js";
+import { intVar } from "../bindings.js";
 import { Problem } from "../errors.js";
+import { SERVING_LIMITS } from "../limits.js";
 import type { ServicesEnv } from "../middleware/services.js";
-import { pickRound, ROLLOUT_KEY, type Rollout } from "../rollout.js";
 
-export async function currentRound(c: Context<ServicesEnv>): Promise<ServingManifest> {
+export async function routeRequest(c: Context<ServicesEnv>): Promise<Routed> {
   const published = await c.var.services.catalog.publishedRounds();
-  const rollout = published.length > 1 ? await c.env.CACHE.get<Rollout>(ROLLOUT_KEY, "json") : null;
-  const userKey = c.req.header("x-cogr-user") ?? c.req.header("cf-connecting-ip") ?? "anonymous";
-  const round = pickRound(published, rollout, userKey);
-  if (!round) throw new Problem("noRound", "No round is published yet: run `npm run publish -- --round N`.");
-  return round;
+  if (published.length === 0) throw new Problem("noRound", "No round is published yet: run `npm run publish -- --round N`.");
+  const config = await servingConfig(c.env.CACHE, intVar(c.env.ROUND_CACHE_TTL_MS, SERVING_LIMITS.roundCacheTtlMsDefault));
+  return route(published, config, c.var.userKey) as Routed;
+}
+
+/** One round for this request: its arm's, or control's for an interleaved one. */
+export async function currentRound(c: Context<ServicesEnv>): Promise<ServingManifest> {
+  const routed = await routeRequest(c);
+  return routed.kind === "single" ? routed.round : routed.control;
 }

@@ -1,40 +1,136 @@
-/** GET /v1/search?q=&limit=&offset= */
+/**
+ * GET /v1/search?q=&limit=&offset= — over the round this user's arm serves,
+ * or over two rounds merged by team-draft interleaving. Every search is an
+ * event (after the response); its requestId is what feedback refers to.
+ */
 import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { recordSearch, type SearchEvent } from "../../experiments/events.js";
+import { teamDraft } from "../../experiments/interleave.js";
+import type { Routed } from "../../experiments/routing.js";
+import type { ServingManifest } from "../../publish/manifest.js";
 import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
-import { SearchQuery, SearchResponse, UserKeyHeader } from "../api/schemas.js";
+import { SearchQuery, SearchResponse, UserKeyHeaders } from "../api/schemas.js";
 import { queryKeywords } from "../keywords.js";
-import { runSearch } from "../pipeline.js";
-import { currentRound } from "./round-choice.js";
+import type { ServicesEnv } from "../middleware/services.js";
+import { runSearch, type SearchResult } from "../pipeline.js";
+import { routeRequest } from "./round-choice.js";
 
 export const searchRoute = createRoute({
   method: "get",
   path: "/v1/search",
   operationId: "search",
   summary: "Search the serving round",
-  description: "Generates the query's keywords (LLM, else the round's policy, else the raw query), retrieves I_ret(q) and ranks it by BM25.",
+  description:
+    "Generates the query's keywords (LLM, else the round's policy, else the raw query), retrieves I_ret(q) and ranks it by BM25. " +
+    "Under an experiment, the user's arm decides the round (A/B), or two rounds' results are merged by team-draft interleaving (each result names its team). " +
+    "Responses carry X-Request-Id, X-CoGR-Round, X-CoGR-Experiment and X-CoGR-Arm.",
   tags: ["search"],
-  request: { query: SearchQuery, headers: UserKeyHeader },
+  request: { query: SearchQuery, headers: UserKeyHeaders },
   responses: { 200: json("Ranked results.", SearchResponse), ...problems(...DATA_ROUTE) },
 });
+
+type Page = { limit: number; offset: number };
+
+async function searchRound(c: Context<ServicesEnv>, round: ServingManifest, q: string, page: Page) {
+  const { catalog, store, keywordDeps } = c.var.services;
+  const generated = await queryKeywords(keywordDeps, round, q);
+  const answer = await runSearch({ store, catalog }, round, q, generated, page);
+  return { generated, answer, fallback: generated.source !== (round.queryGenerator.kind === "llm" ? "llm" : "policy") };
+}
+
+async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: Page) {
+  if (routed.kind === "single") {
+    const { generated, answer, fallback } = await searchRound(c, routed.round, q, page);
+    return {
+      rounds: [routed.round.round],
+      keywords: generated.keywords,
+      keywordSource: generated.source,
+      fallback,
+      total: answer.total,
+      totals: null,
+      results: answer.results as Array<SearchResult & { team?: "control" | "treatment" }>,
+    };
+  }
+  // Both rounds' first offset + limit results, merged; the page is a slice of the merged list.
+  const depth = { limit: page.offset + page.limit, offset: 0 };
+  const [control, treatment] = await Promise.all([searchRound(c, routed.control, q, depth), searchRound(c, routed.treatment, q, depth)]);
+  const merged = teamDraft(control.answer.results, treatment.answer.results, depth.limit, routed.seedFor(q), (r) => r.id);
+  return {
+    rounds: [routed.control.round, routed.treatment.round],
+    keywords: control.generated.keywords,
+    keywordSource: control.generated.source,
+    fallback: control.fallback || treatment.fallback,
+    // The merged list holds at least the larger I_ret; each round's own |I_ret| is in totals.
+    total: Math.max(control.answer.total, treatment.answer.total),
+    totals: { control: control.answer.total, treatment: treatment.answer.total },
+    results: merged.slice(page.offset).map((d) => ({ ...d.item, team: d.team })),
+  };
+}
 
 export function mountSearch(app: ApiApp) {
   app.openapi(searchRoute, async (c) => {
     const started = performance.now();
     const { q, limit, offset } = c.req.valid("query");
-    const { catalog, store, keywordDeps } = c.var.services;
-    const round = await currentRound(c);
-    const generated = await queryKeywords(keywordDeps, round, q);
-    const answer = await runSearch({ store, catalog }, round, q, generated, { limit, offset });
+    const requestId = crypto.randomUUID();
+    c.header("x-request-id", requestId);
+    const routed = await routeRequest(c);
+    const base = routed.kind === "single" ? routed.round.round : routed.control.round;
+    const event = (over: Partial<SearchEvent>): SearchEvent => ({
+      requestId,
+      at: Date.now(),
+      experimentId: routed.experiment,
+      arm: routed.arm,
+      round: base,
+      otherRound: routed.kind === "interleave" ? routed.treatment.round : null,
+      userKey: c.var.userKey,
+      latencyMs: performance.now() - started,
+      total: 0,
+      zeroResult: true,
+      error: false,
+      keywordSource: "raw",
+      fallback: false,
+      shown: [],
+      ...over,
+    });
+    let found: Awaited<ReturnType<typeof answer>>;
+    try {
+      found = await answer(c, routed, q, { limit, offset });
+    } catch (e) {
+      recordSearch(c.env, event({ error: true }), c.var.waitUntil);
+      throw e;
+    }
+    const tookMs = Math.round((performance.now() - started) * 100) / 100;
+    recordSearch(
+      c.env,
+      event({
+        latencyMs: tookMs,
+        total: found.total,
+        zeroResult: found.total === 0,
+        keywordSource: found.keywordSource,
+        fallback: found.fallback,
+        shown: found.results.map((r, j) => (r.team ? [r.id, offset + j + 1, r.team] : [r.id, offset + j + 1])),
+      }),
+      c.var.waitUntil,
+    );
+    c.header("x-cogr-round", found.rounds.join(","));
+    if (routed.experiment) c.header("x-cogr-experiment", routed.experiment);
+    if (routed.arm) c.header("x-cogr-arm", routed.arm);
     return c.json(
       {
+        requestId,
         query: q,
-        round: round.round,
-        keywords: generated.keywords,
-        keywordSource: generated.source,
-        total: answer.total,
-        results: answer.results,
-        tookMs: Math.round((performance.now() - started) * 100) / 100,
+        round: base,
+        rounds: found.rounds,
+        experiment: routed.experiment,
+        arm: routed.arm,
+        keywords: found.keywords,
+        keywordSource: found.keywordSource,
+        total: found.total,
+        ...(found.totals ? { totals: found.totals } : {}),
+        results: found.results,
+        tookMs,
       },
       200,
     );

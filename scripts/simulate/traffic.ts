@@ -1,0 +1,90 @@
+/**
+ * Simulated users against a running worker: WANDS queries, and a
+ * position-biased cascade click model over the results shown, with click
+ * chances by WANDS label (Exact > Partial > Irrelevant). Each click is sent
+ * to POST /v1/feedback, as the search page does.
+ */
+import { join } from "node:path";
+import { Rng } from "../../core/rng.js";
+import { type Grade, loadGrades, loadQueries, WANDS_FILES } from "../../training/data/wands.js";
+
+/** The click model: examine top-down; at each position click with the label's chance; stop after a click or by fatigue. */
+export const CLICK_MODEL = {
+  clickChance: { Exact: 0.5, Partial: 0.2, Irrelevant: 0.03 } satisfies Record<Grade, number>,
+  /** Chance of going on to the next result without a click (position bias: lower results are seen less). */
+  continueChance: 0.8,
+  /** Chance of going on after a click. */
+  continueAfterClick: 0.2,
+  resultsShown: 10,
+} as const;
+
+export interface SimulationData {
+  readonly queries: ReadonlyArray<{ id: string; text: string }>;
+  readonly grades: ReadonlyMap<string, ReadonlyMap<string, Grade>>;
+}
+
+export function loadSimulationData(dir: string): SimulationData {
+  const grades = loadGrades(join(dir, WANDS_FILES.labels));
+  // Queries with at least one Exact or Partial label, so a click is possible at all.
+  const queries = loadQueries(join(dir, WANDS_FILES.queries)).filter((q) => [...(grades.get(q.id)?.values() ?? [])].some((g) => g !== "Irrelevant"));
+  return { queries, grades };
+}
+
+export interface SimulationCounts {
+  searches: number;
+  clicks: number;
+  failed: number;
+}
+
+async function sendFeedback(url: string, body: unknown): Promise<boolean> {
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const res = await fetch(`${url}/v1/feedback`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    await res.arrayBuffer();
+    if (res.status === 202) return true;
+    if (res.status !== 404) return false;
+    await new Promise((r) => setTimeout(r, 50 * 2 ** attempt)); // the search event is written just after the response
+  }
+  return false;
+}
+
+/** One user's session: `searches` searches, clicks by the model. */
+export async function simulateUser(url: string, data: SimulationData, userId: string, searches: number, rng: Rng, counts: SimulationCounts): Promise<void> {
+  for (let s = 0; s < searches; s++) {
+    const q = data.queries[Math.floor(rng.next() * data.queries.length)] as { id: string; text: string };
+    const res = await fetch(`${url}/v1/search?q=${encodeURIComponent(q.text)}&limit=${CLICK_MODEL.resultsShown}`, { headers: { "x-user-id": userId } });
+    if (!res.ok) {
+      await res.arrayBuffer();
+      counts.failed++;
+      continue;
+    }
+    counts.searches++;
+    const body = (await res.json()) as { requestId: string; results: Array<{ id: string }> };
+    const grades = data.grades.get(q.id);
+    for (const r of body.results) {
+      const grade = grades?.get(r.id) ?? "Irrelevant";
+      if (rng.next() < CLICK_MODEL.clickChance[grade]) {
+        if (await sendFeedback(url, { requestId: body.requestId, itemId: r.id, type: "click" })) counts.clicks++;
+        if (rng.next() >= CLICK_MODEL.continueAfterClick) break;
+      } else if (rng.next() >= CLICK_MODEL.continueChance) {
+        break;
+      }
+    }
+  }
+}
+
+/** Users `from` … `to − 1`, `concurrency` at a time. */
+export async function simulateUsers(
+  url: string,
+  data: SimulationData,
+  opts: { seed: number; from: number; to: number; searchesPerUser: number; concurrency: number },
+  counts: SimulationCounts,
+): Promise<void> {
+  let next = opts.from;
+  const worker = async () => {
+    while (next < opts.to) {
+      const u = next++;
+      await simulateUser(url, data, `sim-${opts.seed}-${u}`, opts.searchesPerUser, new Rng(opts.seed * 1_000_003 + u), counts);
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, worker));
+}

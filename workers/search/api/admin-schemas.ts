@@ -1,0 +1,134 @@
+/** The admin API's schemas (experiments), declared once like the public ones. */
+import { z } from "@hono/zod-openapi";
+import { EXPERIMENT_LIMITS } from "../../experiments/config.js";
+
+const round = z.number().int().nonnegative();
+const bp = z.number().int().min(0).max(EXPERIMENT_LIMITS.totalWeightBp);
+
+export const ArmSchema = z.object({ round, weight: bp.openapi({ description: "Basis points of traffic (of 10 000)." }) }).openapi("Arm");
+
+export const GuardrailsSchema = z
+  .object({
+    errorRate: z.number().min(0).max(1),
+    zeroResultRate: z.number().min(0).max(1),
+    latencyMs: z.number().min(0),
+    slowShare: z.number().min(0).max(1),
+    alpha: z.number().gt(0).lt(1),
+    minSearches: z.number().int().min(0),
+  })
+  .openapi("Guardrails");
+
+export const ExperimentSchema = z
+  .object({
+    id: z.string(),
+    design: z.enum(["ab", "interleave"]),
+    salt: z.string(),
+    arms: z.array(ArmSchema),
+    control: round,
+    interleaveShareBp: bp,
+    guardrails: GuardrailsSchema,
+    state: z.enum(["running", "promoted", "rolled_back", "stopped"]),
+    winner: round.optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Experiment");
+
+export const StartExperimentBody = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/)
+      .max(EXPERIMENT_LIMITS.idMaxChars)
+      .optional(),
+    design: z.enum(["ab", "interleave"]),
+    arms: z.array(ArmSchema).min(2).max(EXPERIMENT_LIMITS.abArmsMax).optional().openapi({ description: "A/B: the arms, weights summing to 10 000." }),
+    control: round.optional().openapi({ description: "The control round (A/B: default the first arm)." }),
+    treatment: round.optional().openapi({ description: "Interleaving: the treatment round." }),
+    shareBp: bp.optional().openapi({ description: "Interleaving: the share of traffic that sees the interleaved list (default 10 000)." }),
+    salt: z.string().min(1).max(EXPERIMENT_LIMITS.saltMaxChars).optional(),
+    guardrails: GuardrailsSchema.partial().optional(),
+  })
+  .openapi("StartExperiment");
+
+export const RampBody = z.object({ arms: z.array(ArmSchema).min(2).max(EXPERIMENT_LIMITS.abArmsMax) }).openapi("Ramp");
+export const EndBody = z
+  .object({
+    round: round.optional().openapi({ description: "Promote: the winning round (default: the report's winner)." }),
+    reason: z.string().max(500).optional(),
+  })
+  .openapi("EndExperiment");
+
+const Sequential = z.object({ difference: z.number(), pValue: z.number(), confidenceSequence: z.array(z.number()).length(2) });
+
+export const ReportSchema = z
+  .object({
+    experiment: z.string(),
+    design: z.enum(["ab", "interleave"]),
+    arms: z.array(
+      z.object({
+        arm: z.string(),
+        round: round.nullable(),
+        searches: z.number().int(),
+        users: z.number().int(),
+        clickedSearches: z.number().int(),
+        ctr: z.number(),
+        zeroResultRate: z.number(),
+        errorRate: z.number(),
+        fallbackRate: z.number(),
+        p50LatencyMs: z.number(),
+        p95LatencyMs: z.number(),
+      }),
+    ),
+    comparisons: z.array(
+      z.object({
+        arm: z.string(),
+        ctr: z.object({
+          z: z.object({ difference: z.number(), ci95: z.array(z.number()).length(2), z: z.number(), pValue: z.number() }),
+          sequential: Sequential,
+          alwaysValidP: z.number(),
+          mde: z.number().nullable(),
+        }),
+        verdict: z.string(),
+      }),
+    ),
+    interleaving: z
+      .object({
+        wins: z.number().int(),
+        losses: z.number().int(),
+        ties: z.number().int(),
+        signTestP: z.number(),
+        sequential: Sequential,
+        alwaysValidP: z.number(),
+        verdict: z.string(),
+      })
+      .nullable(),
+    srm: z.object({ chiSquare: z.number(), pValue: z.number(), mismatch: z.boolean() }),
+    verdict: z.enum(["treatment better", "treatment worse", "no detectable difference yet"]),
+    winner: round.nullable(),
+  })
+  .openapi("ExperimentReport");
+
+export const ChangeSchema = z
+  .object({
+    seq: z.number().int(),
+    experimentId: z.string(),
+    at: z.string(),
+    actor: z.string(),
+    action: z.enum(["start", "ramp", "promote", "rollback", "stop"]),
+    reason: z.string(),
+    before: ExperimentSchema.nullable(),
+    after: ExperimentSchema,
+  })
+  .openapi("ExperimentChange");
+
+export const ExperimentList = z.object({ experiments: z.array(ExperimentSchema) }).openapi("ExperimentList");
+export const ExperimentDetail = z.object({ experiment: ExperimentSchema, changes: z.array(ChangeSchema), report: ReportSchema }).openapi("ExperimentDetail");
+export const ExperimentOne = z.object({ experiment: ExperimentSchema }).openapi("ExperimentOne");
+export const IdParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(EXPERIMENT_LIMITS.idMaxChars)
+    .openapi({ param: { name: "id", in: "path", required: true } }),
+});

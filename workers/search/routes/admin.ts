@@ -1,0 +1,178 @@
+/**
+ * The admin API under /admin (bearer token; middleware/admin-auth.ts):
+ * list, read (with live statistics), start, ramp, promote and roll back
+ * experiments. Every change is one atomic D1 batch with its change record,
+ * then the KV mirror is rewritten (workers/experiments/store.ts).
+ */
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Experiment } from "../../experiments/config.js";
+import { buildReport } from "../../experiments/report.js";
+import { ConflictError, ExperimentStore } from "../../experiments/store.js";
+import { experimentFrom, InvalidExperiment, rampedExperiment } from "../../experiments/validate.js";
+import { EndBody, ExperimentDetail, ExperimentList, ExperimentOne, IdParams, RampBody, StartExperimentBody } from "../api/admin-schemas.js";
+import type { ApiApp } from "../api/app-type.js";
+import { EVERY_ROUTE, json, type ProblemStatus, problems } from "../api/responses.js";
+import { Catalog } from "../catalog.js";
+import { Problem } from "../errors.js";
+import type { ServicesEnv } from "../middleware/services.js";
+import { fromD1 } from "../storage.js";
+
+const ADMIN: ProblemStatus[] = [...EVERY_ROUTE, 401, 403, 503];
+const security = [{ adminToken: [] }];
+const body = <T>(schema: T) => ({ body: { required: true, content: { "application/json": { schema } } } });
+
+export const adminRoutes = {
+  list: createRoute({
+    method: "get",
+    path: "/admin/experiments",
+    operationId: "listExperiments",
+    summary: "All experiments, newest first",
+    tags: ["admin"],
+    security,
+    responses: { 200: json("Experiments.", ExperimentList), ...problems(...ADMIN) },
+  }),
+  get: createRoute({
+    method: "get",
+    path: "/admin/experiments/{id}",
+    operationId: "getExperiment",
+    summary: "One experiment, its change history and its live statistics",
+    tags: ["admin"],
+    security,
+    request: { params: IdParams },
+    responses: { 200: json("The experiment.", ExperimentDetail), ...problems(...ADMIN, 404) },
+  }),
+  start: createRoute({
+    method: "post",
+    path: "/admin/experiments",
+    operationId: "startExperiment",
+    summary: "Start an experiment (one runs at a time)",
+    tags: ["admin"],
+    security,
+    request: body(StartExperimentBody),
+    responses: { 201: json("Started.", ExperimentOne), ...problems(...ADMIN, 409) },
+  }),
+  ramp: createRoute({
+    method: "patch",
+    path: "/admin/experiments/{id}",
+    operationId: "rampExperiment",
+    summary: "Ramp an A/B experiment's weights (treatments only grow, from control)",
+    tags: ["admin"],
+    security,
+    request: { params: IdParams, ...body(RampBody) },
+    responses: { 200: json("Ramped.", ExperimentOne), ...problems(...ADMIN, 404, 409) },
+  }),
+  promote: createRoute({
+    method: "post",
+    path: "/admin/experiments/{id}/promote",
+    operationId: "promoteExperiment",
+    summary: "The winning round serves 100 %; the experiment ends",
+    tags: ["admin"],
+    security,
+    request: { params: IdParams, ...body(EndBody) },
+    responses: { 200: json("Promoted.", ExperimentOne), ...problems(...ADMIN, 404, 409) },
+  }),
+  rollback: createRoute({
+    method: "post",
+    path: "/admin/experiments/{id}/rollback",
+    operationId: "rollbackExperiment",
+    summary: "Control serves 100 %, at once; the experiment ends",
+    tags: ["admin"],
+    security,
+    request: { params: IdParams, ...body(EndBody) },
+    responses: { 200: json("Rolled back.", ExperimentOne), ...problems(...ADMIN, 404, 409) },
+  }),
+} satisfies Record<string, RouteConfig>;
+
+const storeOf = (c: Context<ServicesEnv>) => new ExperimentStore(c.env.CATALOG, c.env.CACHE);
+
+async function existing(store: ExperimentStore, id: string): Promise<Experiment> {
+  const e = await fromD1("reading an experiment", () => store.get(id));
+  if (!e) throw new Problem("notFound", `No experiment ${JSON.stringify(id)}`, { parameter: "id" });
+  return e;
+}
+
+function running(e: Experiment): void {
+  if (e.state !== "running") throw new Problem("conflict", `experiment ${e.id} is ${e.state}, not running`);
+}
+
+/** Store errors as problems: a conflict is a 409, a bad field a 400 naming it, D1 failing a 503. */
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof ConflictError) throw new Problem("conflict", e.message);
+    if (e instanceof InvalidExperiment) throw new Problem("invalidBody", e.message, { parameter: e.field });
+    throw e instanceof Problem ? e : await fromD1("changing an experiment", () => Promise.reject(e));
+  }
+}
+
+async function report(c: Context<ServicesEnv>, store: ExperimentStore, e: Experiment) {
+  const events = c.env.EVENTS;
+  if (!events) throw new Problem("unavailable", "No EVENTS binding: statistics need the events database.");
+  const previous = await fromD1("reading sequential state", () => store.sequentialState(e.id));
+  const built = await fromD1("building the report", () => buildReport(events, e, previous));
+  if (e.state === "running") await fromD1("saving sequential state", () => store.saveSequentialState(e.id, built.sequential));
+  return built.report;
+}
+
+async function end(c: Context<ServicesEnv>, id: string, action: "promote" | "rollback", round: number | undefined, reason: string | undefined) {
+  const store = storeOf(c);
+  const e = await existing(store, id);
+  running(e);
+  let winner = e.control;
+  if (action === "promote") {
+    const chosen = round ?? (await report(c, store, e)).winner ?? undefined;
+    if (chosen === undefined) throw new Problem("conflict", "no winner yet: the report has no verdict; name the round to promote ({round})");
+    if (!e.arms.some((a) => a.round === chosen)) throw new Problem("invalidBody", `round ${chosen} is not an arm of ${e.id}`, { parameter: "round" });
+    winner = chosen;
+  }
+  const after: Experiment = { ...e, state: action === "promote" ? "promoted" : "rolled_back", winner, updatedAt: new Date().toISOString() };
+  await guarded(() => storeOf(c).change(e, after, action, "admin", reason ?? `${action} by admin`));
+  return after;
+}
+
+export function mountAdmin(app: ApiApp) {
+  // `as never`: the configuration types are readonly, the schema's inferred ones mutable; the contract test validates the bodies.
+  app.openapi(adminRoutes.list, async (c) => c.json({ experiments: await fromD1("listing experiments", () => storeOf(c).list()) } as never, 200));
+
+  app.openapi(adminRoutes.get, async (c) => {
+    const store = storeOf(c);
+    const e = await existing(store, c.req.valid("param").id);
+    const changes = await fromD1("reading changes", () => store.changes(e.id));
+    return c.json({ experiment: e, changes, report: await report(c, store, e) } as never, 200);
+  });
+
+  app.openapi(adminRoutes.start, async (c) => {
+    const req = c.req.valid("json");
+    const published = new Set((await new Catalog(c.env.CATALOG, 0).publishedRounds()).map((m) => m.round));
+    const e = await guarded(async () => {
+      const made = experimentFrom(req, published, new Date(), crypto.randomUUID());
+      await storeOf(c).start(made, "admin", `started by admin: ${made.design} ${made.arms.map((a) => `r${a.round}=${a.weight}`).join(" ")}`);
+      return made;
+    });
+    return c.json({ experiment: e } as never, 201);
+  });
+
+  app.openapi(adminRoutes.ramp, async (c) => {
+    const store = storeOf(c);
+    const e = await existing(store, c.req.valid("param").id);
+    running(e);
+    const after = await guarded(async () => {
+      const next = rampedExperiment(e, c.req.valid("json").arms, new Date());
+      await store.change(e, next, "ramp", "admin", `ramped to ${next.arms.map((a) => `r${a.round}=${a.weight}`).join(" ")}`);
+      return next;
+    });
+    return c.json({ experiment: after } as never, 200);
+  });
+
+  app.openapi(adminRoutes.promote, async (c) => {
+    const { round, reason } = c.req.valid("json");
+    return c.json({ experiment: await end(c, c.req.valid("param").id, "promote", round, reason) } as never, 200);
+  });
+
+  app.openapi(adminRoutes.rollback, async (c) => {
+    const { reason } = c.req.valid("json");
+    return c.json({ experiment: await end(c, c.req.valid("param").id, "rollback", undefined, reason) } as never, 200);
+  });
+}
