@@ -1,17 +1,25 @@
 /**
- * `npm run bench:experiments [-- --control 0 --treatment N --seeds 1,2,3 --max-users 20000]`
+ * `npm run bench:experiments [-- --control 0 --treatment N --drop 0.5 --seeds 1,2,3 --max-users 40000]`
  * (needs COGR_DATA and a trained round, `npm run train`): the rollout loop
- * seen end to end, and its sensitivity measured. Two rounds of different
- * offline quality are published into fresh local state and served by
- * `wrangler dev`; for each seed, simulated users (scripts/simulate/) drive
- * an A/B 50/50 experiment, then an interleaving one, each until its report
- * reaches a verdict. It prints the users each design needed and the median
- * ratio, then seeds a broken arm and shows the guardrail cron roll it back.
+ * seen end to end, and its sensitivity measured, on `wrangler dev` over
+ * fresh local state.
+ *   1. Sensitivity: control round 0 against a degraded copy of it (a seeded
+ *      `--drop` share of its keyword postings removed: lower offline F1,
+ *      measured and printed). For each seed, simulated users
+ *      (scripts/simulate/) drive an A/B 50/50 experiment, then an
+ *      interleaving one, each until its report reaches a verdict; it prints
+ *      the users each needed and the median ratio.
+ *   2. Round 0 against the trained round N, both designs, up to a user budget.
+ *   3. A broken arm (no keyword postings) and the guardrail cron rolling it back.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dataDir } from "../training/data/wands.js";
+import { KeywordIndex } from "../core/inverted-index.js";
+import { loadQueryGenerator } from "../core/query-generator.js";
+import { fnv1a32 } from "../core/shard.js";
+import { dataDir, loadWands } from "../training/data/wands.js";
+import { evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { listRounds, readRound } from "../training/round-artifact.js";
 import { type AdminClient, adminClient } from "./admin-client.js";
 import { printTable } from "./bench/stats.js";
@@ -24,8 +32,18 @@ import { applyMigrations, localTarget } from "./publish/targets.js";
 import { untilVerdict } from "./simulate/experiment-run.js";
 import { loadSimulationData, type SimulationCounts, simulateUsers } from "./simulate/traffic.js";
 
-const BENCH = { port: 8799, searchesPerUser: 3, concurrency: 16, checkEveryUsers: 25, brokenRound: 999 } as const;
-const USAGE = "npm run bench:experiments [-- --control 0 --treatment N --seeds 1,2,3 --max-users 20000]";
+/** Reports are read at users × 1.05 (at least every 10 users), so both designs' counts carry the same ≤ 5 % resolution. */
+const BENCH = {
+  port: 8799,
+  searchesPerUser: 3,
+  concurrency: 48,
+  checkEveryUsers: 10,
+  lookGrowth: 1.05,
+  degradedRound: 998,
+  brokenRound: 999,
+  trainedPairUsers: 6000,
+} as const;
+const USAGE = "npm run bench:experiments [-- --control 0 --treatment N --drop 0.5 --seeds 1,2,3 --max-users 40000 --trained-users 6000]";
 
 async function run(admin: AdminClient, body: Record<string, unknown>, go: () => Promise<{ users: number; verdict: string; winner: number | null }>) {
   const { experiment } = await admin.call<{ experiment: { id: string } }>("POST", "/admin/experiments", body);
@@ -35,64 +53,120 @@ async function run(admin: AdminClient, body: Record<string, unknown>, go: () => 
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const withWinner = (o: { verdict: string; winner: number | null }) => `${o.verdict}${o.winner !== null ? ` (round ${o.winner})` : ""}`;
+
+/** Dev F1 of a round's index with its own query generator, as `npm run eval` computes it. */
+function devF1(round: ReturnType<typeof readRound>, index: KeywordIndex): number {
+  const dataset = loadWands(dataDir());
+  const dev = new Set(round.manifest.split.dev);
+  const { queries, leftOut } = toEvalQueries(
+    dataset.queries.filter((q) => dev.has(q.id)),
+    dataset.relevant,
+    index,
+  );
+  return evaluateKeywords(index, loadQueryGenerator(round.queryGenerator) ?? (() => []), queries, leftOut).f1;
+}
 
 runCli(async () => {
-  const args = parseCli({ control: { type: "string" }, treatment: { type: "string" }, seeds: { type: "string" }, "max-users": { type: "string" } }, USAGE);
+  const args = parseCli(
+    {
+      control: { type: "string" },
+      treatment: { type: "string" },
+      drop: { type: "string" },
+      "trained-users": { type: "string" },
+      seeds: { type: "string" },
+      "max-users": { type: "string" },
+    },
+    USAGE,
+  );
+  const drop = Number(args.drop ?? "0.5");
+  if (!(drop > 0 && drop < 1)) throw new Error(`--drop must be a share between 0 and 1, got ${args.drop}`);
   const trained = listRounds().filter((r) => r > 0);
   if (trained.length === 0) throw new Error("no trained round in artifacts/rounds: run `npm run train -- --backend lexical --rounds 5` first");
   const control = intOption("control", args.control, 0);
   const treatment = intOption("treatment", args.treatment, trained.at(-1) as number);
   const seeds = (args.seeds ?? "1,2,3").split(",").map((s) => intOption("seeds", s, 1));
-  const maxUsers = intOption("max-users", args["max-users"], 20_000, 1);
+  const maxUsers = intOption("max-users", args["max-users"], 40_000, 1);
   await assertPortFree(BENCH.port);
 
   const state = mkdtempSync(join(tmpdir(), "cogr-bench-exp-"));
   const config = readDeployConfig();
   await applyMigrations(config, { mode: "local", stateDir: state });
   const r0 = readRound(control);
-  // The seeded bad arm: the control round with its keyword postings removed, so every search finds nothing.
-  const broken = { ...r0, manifest: { ...r0.manifest, round: BENCH.brokenRound }, serializedIndex: { ...r0.serializedIndex, keywords: [] } };
-  for (const r of [r0, readRound(treatment), broken]) await publishTo(await localTarget(config, state), planFor(r, config));
+  // The degraded round: a seeded share of the control's keyword postings removed. The broken one: all of them.
+  const keptKeywords = r0.serializedIndex.keywords.filter(([k]) => fnv1a32(`drop:${k}`) / 2 ** 32 >= drop);
+  const degradedIndex = { ...r0.serializedIndex, keywords: keptKeywords };
+  const degraded = { ...r0, manifest: { ...r0.manifest, round: BENCH.degradedRound, metrics: {} }, serializedIndex: degradedIndex };
+  const broken = { ...r0, manifest: { ...r0.manifest, round: BENCH.brokenRound, metrics: {} }, serializedIndex: { ...r0.serializedIndex, keywords: [] } };
+  const f1 = { control: devF1(r0, r0.index), degraded: devF1(r0, KeywordIndex.deserialize(degradedIndex)) };
+  for (const r of [r0, readRound(treatment), degraded, broken]) await publishTo(await localTarget(config, state), planFor(r, config));
 
   const token = `bench-${Date.now()}`;
-  const server = await startDevServer(BENCH.port, state, "ignore", { ADMIN_TOKEN: token, EVENTS_FLUSH_MS: "0" });
+  // BENCH_VERBOSE=1 shows wrangler dev's output (the worker's logs, the guardrail's among them).
+  const server = await startDevServer(BENCH.port, state, process.env.BENCH_VERBOSE ? "inherit" : "ignore", {
+    ADMIN_TOKEN: token,
+    EVENTS_FLUSH_MS: "0",
+    // Every search sees an experiment change at once (else the isolate keeps the old configuration up to 5 s and misattributes its traffic).
+    ROUND_CACHE_TTL_MS: "0",
+  });
   try {
     const url = server.url;
     const admin = adminClient(url, token);
     const data = loadSimulationData(dataDir());
     const rows: Array<Record<string, string>> = [];
     const ratios: number[] = [];
-    for (const seed of seeds) {
-      const opts = { seed, maxUsers, searchesPerUser: BENCH.searchesPerUser, concurrency: BENCH.concurrency, checkEvery: BENCH.checkEveryUsers };
+    const pair = async (t: number, seed: number, max: number) => {
+      const opts = {
+        seed,
+        maxUsers: max,
+        searchesPerUser: BENCH.searchesPerUser,
+        concurrency: BENCH.concurrency,
+        checkEvery: BENCH.checkEveryUsers,
+        growth: BENCH.lookGrowth,
+      };
       const ab = await run(
         admin,
         {
           design: "ab",
           arms: [
             { round: control, weight: 5000 },
-            { round: treatment, weight: 5000 },
+            { round: t, weight: 5000 },
           ],
           control,
         },
         () => untilVerdict(admin, url, data, opts),
       );
-      const il = await run(admin, { design: "interleave", control, treatment }, () => untilVerdict(admin, url, data, { ...opts, seed: seed + 1000 }));
+      const il = await run(admin, { design: "interleave", control, treatment: t }, () => untilVerdict(admin, url, data, { ...opts, seed: seed + 1000 }));
+      return { ab, il };
+    };
+    for (const seed of seeds) {
+      const { ab, il } = await pair(BENCH.degradedRound, seed, maxUsers);
       if (ab.verdict !== "no detectable difference yet" && il.verdict !== "no detectable difference yet") ratios.push(ab.users / il.users);
       rows.push({
         seed: String(seed),
         "A/B users": String(ab.users),
-        "A/B verdict": `${ab.verdict}${ab.winner !== null ? ` (round ${ab.winner})` : ""}`,
+        "A/B verdict": withWinner(ab),
         "interleaving users": String(il.users),
-        "interleaving verdict": `${il.verdict}${il.winner !== null ? ` (round ${il.winner})` : ""}`,
+        "interleaving verdict": withWinner(il),
         ratio: (ab.users / il.users).toFixed(1),
       });
       console.log(`seed ${seed}: A/B ${ab.users} users (${ab.verdict}), interleaving ${il.users} users (${il.verdict})`);
     }
     console.log(
-      `\nround ${control} (control) against round ${treatment} (treatment); ${BENCH.searchesPerUser} searches per user; reports read every ${BENCH.checkEveryUsers} users\n`,
+      `\nround ${control} (dev F1 ${f1.control.toFixed(4)}) against round ${BENCH.degradedRound}, round ${control} with ${(100 * drop).toFixed(0)} % of its keyword postings dropped (dev F1 ${f1.degraded.toFixed(4)}); ` +
+        `${BENCH.searchesPerUser} searches per user; reports read at users × ${BENCH.lookGrowth}\n`,
     );
     printTable(rows);
     console.log(`\nmedian users to a verdict, A/B ÷ interleaving: ${ratios.length ? median(ratios).toFixed(1) : "n/a"}× (goal ≥ 10×)`);
+
+    const trainedUsers = intOption("trained-users", args["trained-users"], BENCH.trainedPairUsers);
+    if (trainedUsers > 0) {
+      const { ab, il } = await pair(treatment, seeds[0] ?? 1, trainedUsers);
+      console.log(
+        `\nround ${control} against trained round ${treatment}, up to ${trainedUsers} users each: ` +
+          `A/B ${withWinner(ab)} after ${ab.users} users; interleaving ${withWinner(il)} after ${il.users} users`,
+      );
+    }
 
     // The guardrail: a broken arm at 50 %, the cron handler, and an automatic rollback.
     const { experiment } = await admin.call<{ experiment: { id: string } }>("POST", "/admin/experiments", {
@@ -108,10 +182,13 @@ runCli(async () => {
     await simulateUsers(url, data, { seed: 99, from: 0, to: 100, searchesPerUser: BENCH.searchesPerUser, concurrency: BENCH.concurrency }, counts);
     await new Promise((r) => setTimeout(r, 200));
     await (await fetch(`${url}/__scheduled?cron=*+*+*+*+*`)).arrayBuffer();
-    const after = await admin.call<{ experiment: { state: string }; changes: Array<{ actor: string; reason: string }> }>(
-      "GET",
-      `/admin/experiments/${experiment.id}`,
-    );
+    // The handler runs in waitUntil, after /__scheduled has answered: wait for its outcome.
+    type Detail = { experiment: { state: string }; changes: Array<{ actor: string; reason: string }> };
+    let after = await admin.call<Detail>("GET", `/admin/experiments/${experiment.id}`);
+    for (let j = 0; j < 40 && after.experiment.state === "running"; j++) {
+      await new Promise((r) => setTimeout(r, 250));
+      after = await admin.call<Detail>("GET", `/admin/experiments/${experiment.id}`);
+    }
     const last = after.changes.at(-1);
     console.log(
       `\nguardrail: a 50 % arm on broken round ${BENCH.brokenRound}, ${counts.searches} searches, one cron run → ${after.experiment.state}${last ? ` by ${last.actor}: ${last.reason}` : ""}`,

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { dataDir, loadWands, WANDS_FILES } from "../training/data/wands.js";
 import { listRounds, readRound, writeRound } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
+import { servingRounds } from "../workers/publish/publisher.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
@@ -20,6 +21,7 @@ import { planFor, publishTo } from "./publish/local.js";
 import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "./publish/targets.js";
 
 const USAGE = "npm start [-- --port 8787 --state .wrangler/state]";
+const PASS_THROUGH = ["ADMIN_TOKEN", "LLM_BASE_URL", "LLM_API_KEY", "LLM_TIMEOUT_MS"] as const;
 
 runCli(async () => {
   const args = parseCli({ port: { type: "string" }, state: { type: "string" } }, USAGE);
@@ -44,8 +46,14 @@ runCli(async () => {
   const outcome = await publishTo(await localTarget(config, stateDir), planFor(readRound(round), config), undefined, { replace: true });
   const said = { unchanged: "is already published", published: "published", replaced: "published (it replaced an earlier round with that number)" } as const;
   console.log(`round ${round} ${said[outcome]}`);
+  // An experiment, or the outcome of the last one, decides what serves; say which rounds that is.
+  const reader = await localTarget(config, stateDir);
+  const serving = await servingRounds(reader).finally(() => reader.dispose());
 
-  const server = await startDevServer(port, stateDir, "inherit");
-  console.log(`cogr-edge is serving round ${round} on ${server.url}  (try ${server.url}/v1/search?q=armchair — Ctrl-C stops it)`);
+  // Vars and secrets come from .dev.vars; these few also pass through from the shell when set there (shown in the process list: local use only).
+  const passed = Object.fromEntries(PASS_THROUGH.filter((k) => process.env[k]).map((k) => [k, process.env[k] as string]));
+  const server = await startDevServer(port, stateDir, "inherit", passed);
+  const what = serving.length === 1 ? `round ${serving[0]}` : `rounds ${serving.join(" and ")} (an experiment runs)`;
+  console.log(`cogr-edge is serving ${what} on ${server.url}  (try ${server.url}/v1/search?q=armchair — Ctrl-C stops it)`);
   process.exitCode = (await server.exited) ?? 0;
 });

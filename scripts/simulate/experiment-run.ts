@@ -13,7 +13,7 @@ export async function untilVerdict(
   admin: AdminClient,
   url: string,
   data: SimulationData,
-  opts: { seed: number; maxUsers: number; searchesPerUser: number; concurrency: number; checkEvery: number },
+  opts: { seed: number; maxUsers: number; searchesPerUser: number; concurrency: number; checkEvery: number; growth?: number },
 ): Promise<VerdictOutcome> {
   const list = (await admin.call<{ experiments: Array<{ id: string; state: string }> }>("GET", "/admin/experiments")).experiments;
   const running = list.find((e) => e.state === "running");
@@ -21,7 +21,9 @@ export async function untilVerdict(
   const counts: SimulationCounts = { searches: 0, clicks: 0, failed: 0 };
   let users = 0;
   while (users < opts.maxUsers) {
-    const to = Math.min(opts.maxUsers, users + opts.checkEvery);
+    // Looks every `checkEvery` users, or (growth > 1) at users × growth: the same relative resolution at any sample size.
+    const step = opts.growth && opts.growth > 1 ? Math.max(opts.checkEvery, Math.ceil(users * (opts.growth - 1))) : opts.checkEvery;
+    const to = Math.min(opts.maxUsers, users + step);
     await simulateUsers(url, data, { seed: opts.seed, from: users, to, searchesPerUser: opts.searchesPerUser, concurrency: opts.concurrency }, counts);
     users = to;
     await new Promise((r) => setTimeout(r, 100)); // the last events land

@@ -33,12 +33,18 @@ export function loadSimulationData(dir: string): SimulationData {
 export interface SimulationCounts {
   searches: number;
   clicks: number;
+  /** Searches and clicks the worker did not take. */
   failed: number;
 }
 
-async function sendFeedback(url: string, body: unknown): Promise<boolean> {
+/** A click as the page sends it: from the same user (its key is also the rate-limit key), retried while the search event is still being written. */
+async function sendFeedback(url: string, userId: string, body: unknown): Promise<boolean> {
   for (let attempt = 0; attempt < 4; attempt++) {
-    const res = await fetch(`${url}/v1/feedback`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}/v1/feedback`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-user-id": userId },
+      body: JSON.stringify(body),
+    });
     await res.arrayBuffer();
     if (res.status === 202) return true;
     if (res.status !== 404) return false;
@@ -47,8 +53,9 @@ async function sendFeedback(url: string, body: unknown): Promise<boolean> {
   return false;
 }
 
-/** One user's session: `searches` searches, clicks by the model. */
+/** One user's session: `searches` searches, clicks by the model; the clicks are sent as the session ends (after the search events have landed). */
 export async function simulateUser(url: string, data: SimulationData, userId: string, searches: number, rng: Rng, counts: SimulationCounts): Promise<void> {
+  const clicks: Array<{ requestId: string; itemId: string; type: "click" }> = [];
   for (let s = 0; s < searches; s++) {
     const q = data.queries[Math.floor(rng.next() * data.queries.length)] as { id: string; text: string };
     const res = await fetch(`${url}/v1/search?q=${encodeURIComponent(q.text)}&limit=${CLICK_MODEL.resultsShown}`, { headers: { "x-user-id": userId } });
@@ -63,12 +70,16 @@ export async function simulateUser(url: string, data: SimulationData, userId: st
     for (const r of body.results) {
       const grade = grades?.get(r.id) ?? "Irrelevant";
       if (rng.next() < CLICK_MODEL.clickChance[grade]) {
-        if (await sendFeedback(url, { requestId: body.requestId, itemId: r.id, type: "click" })) counts.clicks++;
+        clicks.push({ requestId: body.requestId, itemId: r.id, type: "click" });
         if (rng.next() >= CLICK_MODEL.continueAfterClick) break;
       } else if (rng.next() >= CLICK_MODEL.continueChance) {
         break;
       }
     }
+  }
+  for (const click of clicks) {
+    if (await sendFeedback(url, userId, click)) counts.clicks++;
+    else counts.failed++;
   }
 }
 

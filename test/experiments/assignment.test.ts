@@ -102,80 +102,47 @@ describe("validation", () => {
     return null;
   };
 
+  /** An A/B request from [round, weight] pairs (and optional extra fields), and the field it is refused on. */
+  const ab = (pairs: Array<[number, number]>, extra: Record<string, unknown> = {}) =>
+    fieldOf(() => experimentFrom({ design: "ab", arms: pairs.map(([round, weight]) => ({ round, weight })), ...extra }, published, now, "s"));
+
   it("names the field at fault", () => {
     expect(
-      fieldOf(() =>
-        experimentFrom(
-          {
-            design: "ab",
-            arms: [
-              { round: 0, weight: 9000 },
-              { round: 1, weight: 500 },
-            ],
-          },
-          published,
-          now,
-          "s",
-        ),
-      ),
+      ab([
+        [0, 9000],
+        [1, 500],
+      ]),
     ).toMatch(/^arms: .*sum to 10000/);
     expect(
-      fieldOf(() =>
-        experimentFrom(
-          {
-            design: "ab",
-            arms: [
-              { round: 0, weight: 9000 },
-              { round: 9, weight: 1000 },
-            ],
-          },
-          published,
-          now,
-          "s",
-        ),
-      ),
+      ab([
+        [0, 9000],
+        [9, 1000],
+      ]),
     ).toBe("arms.1.round: round 9 is not published");
     expect(
-      fieldOf(() =>
-        experimentFrom(
-          {
-            design: "ab",
-            arms: [
-              { round: 0, weight: 5000 },
-              { round: 0, weight: 5000 },
-            ],
-          },
-          published,
-          now,
-          "s",
-        ),
-      ),
+      ab([
+        [0, 5000],
+        [0, 5000],
+      ]),
     ).toMatch(/^arms: each arm/);
     expect(
-      fieldOf(() =>
-        experimentFrom(
-          {
-            design: "ab",
-            control: 2,
-            arms: [
-              { round: 0, weight: 5000 },
-              { round: 1, weight: 5000 },
-            ],
-          },
-          published,
-          now,
-          "s",
-        ),
+      ab(
+        [
+          [0, 5000],
+          [1, 5000],
+        ],
+        { control: 2 },
       ),
     ).toMatch(/^control:/);
+    expect(
+      ab([
+        [0, 2000],
+        [1, 6000],
+        [2, 2000],
+      ]),
+    ).toMatch(/^arms\.1\.weight: .*at most 5000/);
     expect(fieldOf(() => experimentFrom({ design: "interleave", control: 1 }, published, now, "s"))).toMatch(/^treatment:/);
     expect(fieldOf(() => experimentFrom({ design: "interleave", control: 1, treatment: 1 }, published, now, "s"))).toMatch(/^treatment: .*different/);
-    const three = [
-      { round: 0, weight: 2000 },
-      { round: 1, weight: 6000 },
-      { round: 2, weight: 2000 },
-    ];
-    expect(fieldOf(() => experimentFrom({ design: "ab", arms: three }, published, now, "s"))).toMatch(/^arms\.1\.weight: .*at most 5000/);
   });
 
   it("builds a running experiment, and ramps it", () => {

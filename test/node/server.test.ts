@@ -5,7 +5,6 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,34 +13,7 @@ import { localTarget } from "../../scripts/publish/targets.js";
 import { runScript } from "../cli.js";
 import { writeSyntheticWands } from "../fixtures.js";
 import { dumpDom, findChromium } from "../support/chromium.js";
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-function waitFor(child: ChildProcess, pattern: RegExp, ms: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${seen}`)), ms);
-    const on = (d: Buffer) => {
-      seen += d.toString();
-      if (pattern.test(seen)) {
-        clearTimeout(timer);
-        resolve(seen);
-      }
-    };
-    child.stdout?.on("data", on);
-    child.stderr?.on("data", on);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}; output:\n${seen}`));
-    });
-  });
-}
+import { freePort, waitFor } from "../support/processes.js";
 
 describe("npm start", () => {
   const synth = writeSyntheticWands(150);

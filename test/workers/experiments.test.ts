@@ -258,6 +258,28 @@ describe("an interleaving experiment", () => {
   });
 });
 
+describe("ending an experiment", () => {
+  it("is atomic: of a promote and a rollback racing, exactly one applies, and history records one end", async () => {
+    expect(
+      (
+        await admin("POST", "/admin/experiments", {
+          id: "race",
+          design: "ab",
+          arms: [
+            { round: 1, weight: 5000 },
+            { round: 0, weight: 5000 },
+          ],
+        })
+      ).res.status,
+    ).toBe(201);
+    const [a, b] = await Promise.all([end("race", "promote", { round: 0 }), end("race", "rollback")]);
+    expect([a.res.status, b.res.status].sort()).toEqual([200, 409]);
+    const { body } = await admin("GET", "/admin/experiments/race");
+    expect(body.changes.map((c: { action: string }) => c.action)).toHaveLength(2);
+    expect(["promoted", "rolled_back"]).toContain(body.experiment.state);
+  });
+});
+
 describe("guardrails (the cron handler)", () => {
   it("leave a healthy experiment running", async () => {
     expect(
