@@ -22,6 +22,17 @@ export function fnv1a32(text: string): number {
   return h >>> 0;
 }
 
+/** murmur3's 32-bit finaliser: spreads a hash's bits (FNV-1a alone clusters for keys that differ in their last bytes). */
+export function fmix32(h: number): number {
+  let x = h;
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
 export function shardOf(key: string, shardCount: number): number {
   if (!Number.isInteger(shardCount) || shardCount < 1) throw new RangeError(`shard count must be ≥ 1, got ${shardCount}`);
   return fnv1a32(key) % shardCount;

@@ -3,6 +3,7 @@
  * only and keeps the full item universe, §3.1). Deterministic for a seed and
  * independent of input order: queries are ranked by a seeded hash of their id.
  */
+import { fmix32 } from "./shard.js";
 export const SPLIT_DEFAULTS = { seed: 42, devQueries: 50 } as const;
 
 export interface Split {
@@ -19,12 +20,7 @@ export function seededHash(seed: number, id: string): number {
     h ^= id.charCodeAt(j);
     h = Math.imul(h, 0x01000193);
   }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(h);
 }
 
 export function splitQueries(queryIds: readonly string[], seed: number = SPLIT_DEFAULTS.seed, devQueries: number = SPLIT_DEFAULTS.devQueries): Split {

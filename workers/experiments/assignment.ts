@@ -9,22 +9,11 @@
  * nobody else changes arm. The price: each treatment arm holds at most
  * 10 000 / K bp (5 000 with two treatments, all of it with one).
  */
-import { fnv1a32 } from "../../core/shard.js";
+import { fmix32, fnv1a32 } from "../../core/shard.js";
 import { type Arm, EXPERIMENT_LIMITS } from "./config.js";
 
-/** murmur3's 32-bit finaliser over FNV-1a: FNV alone clusters for keys that differ in their last bytes. */
-function mix32(h: number): number {
-  let x = h;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x85ebca6b);
-  x ^= x >>> 13;
-  x = Math.imul(x, 0xc2b2ae35);
-  x ^= x >>> 16;
-  return x >>> 0;
-}
-
 export function bucketOf(salt: string, userKey: string): number {
-  return mix32(fnv1a32(`${salt}\u0000${userKey}`)) % EXPERIMENT_LIMITS.totalWeightBp;
+  return fmix32(fnv1a32(`${salt}\u0000${userKey}`)) % EXPERIMENT_LIMITS.totalWeightBp;
 }
 
 /** The largest weight one treatment arm may have with `treatments` treatment arms. */
