@@ -3,11 +3,13 @@
  * is published into fresh local state (timed) and served by `wrangler dev`;
  * then autocannon drives 64 connections for 60 s over a query mix (every
  * WANDS query, each connection its own user key, as 64 clients would), and
- * after it /healthz the same way. It reports req/s, p50/p99, errors and
+ * after it /healthz the same way, then the same mix under an interleaving
+ * experiment (two rounds per search). It reports req/s, p50/p99, errors and
  * non-2xx, and the worker's resident memory before and after.
  * A benchmark, not a test: it prints figures. `--duration S` shortens it.
  */
 import autocannon from "autocannon";
+import { adminClient } from "./admin-client.js";
 import { serveWandsRound0, workerRssMiB } from "./bench/served-round.js";
 import { printTable } from "./bench/stats.js";
 import { intOption, parseCli, runCli } from "./cli.js";
@@ -21,7 +23,8 @@ runCli(async () => {
   const durationS = intOption("duration", args.duration, BENCH.durationS, 1);
   const connections = intOption("connections", args.connections, BENCH.connections, 1);
   await assertPortFree(BENCH.port);
-  const served = await serveWandsRound0(BENCH.port);
+  const token = `bench-${Date.now()}`;
+  const served = await serveWandsRound0(BENCH.port, { twin: true, vars: { ADMIN_TOKEN: token } });
   try {
     const base = served.server.url;
     const mix = served.dataset.queries.map((q) => `/v1/search?q=${encodeURIComponent(q.text)}&limit=10`);
@@ -47,6 +50,18 @@ runCli(async () => {
     memory.after = workerRssMiB(served.server);
     const health = await run(["/healthz"], Math.min(durationS, BENCH.healthDurationS));
 
+    // Interleaving: every search runs two rounds' keywords, postings and ranking (round 0 against its twin, round 1).
+    const admin = adminClient(base, token);
+    const { experiment } = await admin.call<{ experiment: { id: string } }>("POST", "/admin/experiments", { design: "interleave", control: 0, treatment: 1 });
+    const interleaved = async () =>
+      (await fetch(`${base}/v1/search?q=chair`, { headers: { "x-user-id": "probe" } })).headers.get("x-cogr-arm") === "interleaved";
+    // The isolate sees the change within ROUND_CACHE_TTL_MS.
+    for (let j = 0; j < 80 && !(await interleaved()); j++) await new Promise((r) => setTimeout(r, 250));
+    for (const p of mix) await (await fetch(base + p, { headers: { "x-user-id": "warm-up" } })).text();
+    const interleavedDuration = Math.min(durationS, BENCH.healthDurationS);
+    const both = await run(mix, interleavedDuration);
+    await admin.call("POST", `/admin/experiments/${experiment.id}/rollback`, { reason: "benchmark over" });
+
     const row = (name: string, r: autocannon.Result) => ({
       endpoint: name,
       "req/s": r.requests.average.toFixed(0),
@@ -60,8 +75,10 @@ runCli(async () => {
     printTable([
       row(`/v1/search, ${mix.length} WANDS queries, ${durationS} s`, search),
       row(`/healthz, ${Math.min(durationS, BENCH.healthDurationS)} s`, health),
+      row(`/v1/search interleaved (2 rounds), ${interleavedDuration} s`, both),
     ]);
     console.log(`\nsearch p50 / healthz p50 = ${(search.latency.p50 / Math.max(1, health.latency.p50)).toFixed(2)} (goal ≤ 3)`);
+    console.log(`interleaved search p50 / healthz p50 = ${(both.latency.p50 / Math.max(1, health.latency.p50)).toFixed(2)}`);
     console.log(
       `worker memory (workerd RSS): ${memory.start.toFixed(0)} MiB at start, ${memory.warm.toFixed(0)} MiB after the warm-up, ${memory.after.toFixed(0)} MiB after the load`,
     );

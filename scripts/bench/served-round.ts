@@ -25,7 +25,11 @@ export interface ServedRound {
   close(): Promise<void>;
 }
 
-export async function serveWandsRound0(port: number): Promise<ServedRound> {
+/**
+ * `twin`: round 0's content is published again as round 1 (after the timed
+ * publish), so an experiment has two rounds to serve; `vars` go to wrangler dev.
+ */
+export async function serveWandsRound0(port: number, opts: { twin?: boolean; vars?: Record<string, string> } = {}): Promise<ServedRound> {
   const dataset = loadWands(dataDir());
   const artifacts = mkdtempSync(join(tmpdir(), "cogr-bench-art-"));
   const state = mkdtempSync(join(tmpdir(), "cogr-bench-state-"));
@@ -37,7 +41,11 @@ export async function serveWandsRound0(port: number): Promise<ServedRound> {
   const plan = planFor(readRound(0, artifacts), config);
   await publishTo(await localTarget(config, state), plan);
   const t2 = performance.now();
-  const server = await startDevServer(port, state, "ignore");
+  if (opts.twin) {
+    const r0 = readRound(0, artifacts);
+    await publishTo(await localTarget(config, state), planFor({ ...r0, manifest: { ...r0.manifest, round: 1 } }, config));
+  }
+  const server = await startDevServer(port, state, "ignore", opts.vars);
   return {
     dataset,
     server,
