@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { KeywordIndex } from "../core/inverted-index.js";
 import { loadQueryGenerator } from "../core/query-generator.js";
 import { fnv1a32 } from "../core/shard.js";
-import { dataDir, loadWands } from "../training/data/wands.js";
+import { type Dataset, dataDir, loadWands } from "../training/data/wands.js";
 import { evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { listRounds, readRound } from "../training/round-artifact.js";
 import { type AdminClient, adminClient } from "./admin-client.js";
@@ -56,8 +56,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const withWinner = (o: { verdict: string; winner: number | null }) => `${o.verdict}${o.winner !== null ? ` (round ${o.winner})` : ""}`;
 
 /** Dev F1 of a round's index with its own query generator, as `npm run eval` computes it. */
-function devF1(round: ReturnType<typeof readRound>, index: KeywordIndex): number {
-  const dataset = loadWands(dataDir());
+function devF1(dataset: Dataset, round: ReturnType<typeof readRound>, index: KeywordIndex): number {
   const dev = new Set(round.manifest.split.dev);
   const { queries, leftOut } = toEvalQueries(
     dataset.queries.filter((q) => dev.has(q.id)),
@@ -98,7 +97,8 @@ runCli(async () => {
   const degradedIndex = { ...r0.serializedIndex, keywords: keptKeywords };
   const degraded = { ...r0, manifest: { ...r0.manifest, round: BENCH.degradedRound, metrics: {} }, serializedIndex: degradedIndex };
   const broken = { ...r0, manifest: { ...r0.manifest, round: BENCH.brokenRound, metrics: {} }, serializedIndex: { ...r0.serializedIndex, keywords: [] } };
-  const f1 = { control: devF1(r0, r0.index), degraded: devF1(r0, KeywordIndex.deserialize(degradedIndex)) };
+  const dataset = loadWands(dataDir());
+  const f1 = { control: devF1(dataset, r0, r0.index), degraded: devF1(dataset, r0, KeywordIndex.deserialize(degradedIndex)) };
   for (const r of [r0, readRound(treatment), degraded, broken]) await publishTo(await localTarget(config, state), planFor(r, config));
 
   const token = `bench-${Date.now()}`;

@@ -8,7 +8,7 @@
  * recorded with its reason, and logged.
  */
 import type { Experiment, Guardrails } from "./config.js";
-import { type ArmFigures, armFigures, slowerThan } from "./report.js";
+import { type ArmFigures, armFigures, slowerThan, srmWeights } from "./report.js";
 import { armName } from "./routing.js";
 import { msprt, sampleRatioMismatch } from "./statistics.js";
 import type { ExperimentStore } from "./store.js";
@@ -29,7 +29,7 @@ export async function findings(db: D1Database, e: Experiment): Promise<Guardrail
   const arms = await armFigures(db, e);
   const control = arms.find((a) => a.arm === armName(e.control)) as ArmFigures;
   const out: GuardrailFinding[] = [];
-  const weights = e.design === "interleave" ? [10_000 - e.interleaveShareBp, e.interleaveShareBp] : e.arms.map((a) => a.weight);
+  const weights = srmWeights(e);
   const srm = sampleRatioMismatch(
     arms.map((a) => a.users),
     weights,

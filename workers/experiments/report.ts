@@ -109,6 +109,11 @@ async function interleavingCounts(db: D1Database, id: string): Promise<{ wins: n
   return { wins: Number(row?.wins ?? 0), losses: Number(row?.losses ?? 0), ties: Number(row?.ties ?? 0) };
 }
 
+/** The expected shares of users per arm, in armFigures' order: A/B arms' weights; interleaving's control-only and interleaved groups. */
+export function srmWeights(e: Experiment): number[] {
+  return e.design === "interleave" ? [10_000 - e.interleaveShareBp, e.interleaveShareBp] : e.arms.map((a) => a.weight);
+}
+
 export async function armFigures(db: D1Database, e: Experiment): Promise<ArmFigures[]> {
   const rows = new Map((await armRows(db, e.id)).map((r) => [String(r.arm), r]));
   const names = e.design === "interleave" ? [armName(e.control), "interleaved"] : e.arms.map((a) => armName(a.round));
@@ -164,11 +169,9 @@ export async function buildReport(
         verdict: verdictOf(seq.difference, alwaysValidP, alpha),
       };
     });
-  // SRM over users: A/B arms against their weights; interleaving's two groups against its share.
-  const weights = e.design === "interleave" ? [10_000 - e.interleaveShareBp, e.interleaveShareBp] : e.arms.map((a) => a.weight);
   const srm = sampleRatioMismatch(
     arms.map((a) => a.users),
-    weights,
+    srmWeights(e),
   );
   let interleaving: InterleavingFigures | null = null;
   if (e.design === "interleave") {

@@ -16,7 +16,7 @@ import { EVERY_ROUTE, json, type ProblemStatus, problems } from "../api/response
 import { Catalog } from "../catalog.js";
 import { Problem } from "../errors.js";
 import type { ServicesEnv } from "../middleware/services.js";
-import { fromD1 } from "../storage.js";
+import { fromD1, storageProblem } from "../storage.js";
 
 const ADMIN: ProblemStatus[] = [...EVERY_ROUTE, 401, 403, 503];
 const security = [{ adminToken: [] }];
@@ -103,7 +103,7 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   } catch (e) {
     if (e instanceof ConflictError) throw new Problem("conflict", e.message);
     if (e instanceof InvalidExperiment) throw new Problem("invalidBody", e.message, { parameter: e.field });
-    throw e instanceof Problem ? e : await fromD1("changing an experiment", () => Promise.reject(e));
+    throw storageProblem("changing an experiment", e);
   }
 }
 
