@@ -10,6 +10,7 @@
 import { EXTRACTOR_DEFAULTS, extractKeywords, segmentText } from "./extract.js";
 import { decodeQuery, queryCandidates } from "./policy.js";
 import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
+import { DECODING, type Decoding, PROMPTS, type PromptSet, validatePromptSet } from "./prompts.js";
 
 export const QUERY_GENERATOR_FORMAT = "cogr-query-generator";
 export const QUERY_GENERATOR_VERSION = 1;
@@ -31,6 +32,10 @@ export interface LlmGeneratorSpec {
   readonly kind: "llm";
   /** The served model name (vLLM's --served-model-name). */
   readonly model: string;
+  /** The prompts the round's models were trained and indexed with; the query side's is what the worker sends. */
+  readonly prompts: PromptSet;
+  /** Query-side decoding at serving time (Table 5's evaluation/indexing row). */
+  readonly decoding: Decoding;
   /** An embedded CPU policy to fall back on when the LLM cannot answer. */
   readonly policy?: ExtractorGeneratorSpec | PolicyGeneratorSpec;
 }
@@ -64,6 +69,28 @@ export function extractorSpec(keywordDf: ReadonlyMap<string, number>, itemCount:
   };
 }
 
+export function llmGeneratorSpec(model: string, policy?: ExtractorGeneratorSpec | PolicyGeneratorSpec): LlmGeneratorSpec {
+  return {
+    format: QUERY_GENERATOR_FORMAT,
+    version: QUERY_GENERATOR_VERSION,
+    kind: "llm",
+    model,
+    prompts: PROMPTS,
+    decoding: DECODING.indexing,
+    ...(policy ? { policy } : {}),
+  };
+}
+
+function validateLlmSpec(s: Partial<LlmGeneratorSpec>): void {
+  if (typeof s.model !== "string" || s.model === "") throw new Error("an llm query generator must name its model");
+  validatePromptSet(s.prompts);
+  const d = s.decoding as Partial<Decoding> | undefined;
+  for (const k of ["temperature", "top_p", "top_k", "min_p", "max_tokens"] as const) {
+    if (typeof d?.[k] !== "number") throw new Error(`an llm query generator's decoding lacks ${k}`);
+  }
+  if (s.policy !== undefined) validateQueryGeneratorSpec(s.policy);
+}
+
 export function validateQueryGeneratorSpec(spec: unknown): QueryGeneratorSpec {
   const s = spec as Partial<QueryGeneratorSpec> | null;
   if (s?.format !== QUERY_GENERATOR_FORMAT) throw new Error(`not a ${QUERY_GENERATOR_FORMAT} artifact`);
@@ -71,6 +98,7 @@ export function validateQueryGeneratorSpec(spec: unknown): QueryGeneratorSpec {
     throw new Error(`unsupported ${QUERY_GENERATOR_FORMAT} version ${String(s.version)} (this build reads ${QUERY_GENERATOR_VERSION})`);
   }
   if (s.kind !== "extractor" && s.kind !== "llm" && s.kind !== "lexical-policy") throw new Error(`unknown query generator kind ${String(s.kind)}`);
+  if (s.kind === "llm") validateLlmSpec(s);
   return s as QueryGeneratorSpec;
 }
 

@@ -7,12 +7,13 @@ import { type MetricSummary, table2Row } from "../core/metrics.js";
 import { loadQueryGenerator } from "../core/query-generator.js";
 import { dataDir, loadLabels, loadQueries, loadWands, type Query } from "../training/data/wands.js";
 import { buildTextIndex, evaluateBm25, evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
+import { llmQueryKeywords } from "../training/llm/evaluate-llm.js";
 import { readRound } from "../training/round-artifact.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
-const USAGE = "npm run eval -- --method bm25|keywords [--round N] [--split dev|train] [--queries FILE --labels FILE] [--json]";
+const USAGE = "npm run eval -- --method bm25|keywords [--round N] [--split dev|train] [--queries FILE --labels FILE] [--base-url URL] [--json]";
 
-runCli(() => {
+runCli(async () => {
   const args = parseCli(
     {
       method: { type: "string" },
@@ -21,6 +22,7 @@ runCli(() => {
       queries: { type: "string" },
       labels: { type: "string" },
       json: { type: "boolean" },
+      "base-url": { type: "string" },
     },
     USAGE,
   );
@@ -55,8 +57,11 @@ runCli(() => {
   let summary: MetricSummary;
   let extra = "";
   if (args.method === "keywords") {
-    const generate = loadQueryGenerator(round.queryGenerator);
-    if (!generate) throw new Error(`round ${roundNo}'s query generator is an LLM (${round.queryGenerator.kind}); evaluate it with the verl backend`);
+    const generate =
+      round.queryGenerator.kind === "llm"
+        ? await llmQueryKeywords(roundNo, round.queryGenerator, evalQueries, args["base-url"] ?? process.env.LLM_BASE_URL)
+        : loadQueryGenerator(round.queryGenerator);
+    if (!generate) throw new Error(`round ${roundNo} has no query generator to evaluate`);
     const { queries, leftOut } = toEvalQueries(evalQueries, relevant, round.index);
     summary = evaluateKeywords(round.index, generate, queries, leftOut);
   } else {

@@ -14,7 +14,10 @@ import { type Ablations, TRAIN_DEFAULTS, trainLexical } from "../training/lexica
 import { artifactsDir, readManifest, roundDir, writeRound } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
+import { writeVerlBundle } from "./train-verl.js";
 
+const VERL_USAGE =
+  "npm run train -- --backend verl --side query|item|sft --round N --out jobs/NAME [--model HF_ID_OR_DIR] [--served-name NAME] [--ray-nodes 2]";
 const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
   "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items]";
@@ -42,11 +45,20 @@ runCli(() => {
       "shared-generator": { type: "boolean" },
       "item-reward": { type: "string" },
       "freeze-items": { type: "boolean" },
+      side: { type: "string" },
+      round: { type: "string" },
+      out: { type: "string" },
+      model: { type: "string" },
+      "served-name": { type: "string" },
+      "ray-nodes": { type: "string" },
     },
-    USAGE,
+    `${USAGE}\n       ${VERL_USAGE}`,
   );
   const backend = args.backend ?? "lexical";
-  if (backend === "verl") throw new UsageError("the verl backend is not built yet: use --backend lexical");
+  if (backend === "verl") {
+    writeVerlBundle(args, VERL_USAGE);
+    return;
+  }
   if (backend !== "lexical") throw new UsageError(`unknown --backend ${JSON.stringify(backend)}\nusage: ${USAGE}`);
   const itemReward = args["item-reward"] ?? "marginal";
   if (itemReward !== "marginal" && itemReward !== "transposed-f1") throw new UsageError("--item-reward must be marginal or transposed-f1");

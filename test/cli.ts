@@ -1,5 +1,5 @@
 /** Runs one of the project's CLI scripts the way npm does, capturing its exit code and output. */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 
 export interface CliResult {
@@ -15,4 +15,16 @@ export function runScript(script: string, args: readonly string[], env: Record<s
     timeout: 400_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** runScript without blocking the event loop: for tests whose servers (e.g. the LLM test server) live in the test process. */
+export function runScriptAsync(script: string, args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(join("node_modules", ".bin", "tsx"), [join("scripts", script), ...args], { env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
 }

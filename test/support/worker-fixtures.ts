@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ExtractorGeneratorSpec, loadQueryGenerator, QUERY_GENERATOR_FORMAT, QUERY_GENERATOR_VERSION } from "../../core/query-generator.js";
+import { type ExtractorGeneratorSpec, llmGeneratorSpec, loadQueryGenerator } from "../../core/query-generator.js";
 import { loadWands } from "../../training/data/wands.js";
 import { trainLexical } from "../../training/lexical.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
@@ -28,13 +28,7 @@ export function buildTestRounds(): TestRounds {
   const synthetic1: PublishInput = {
     ...synthetic0,
     manifest: { ...synthetic0.manifest, round: 1 },
-    queryGenerator: {
-      format: QUERY_GENERATOR_FORMAT,
-      version: QUERY_GENERATOR_VERSION,
-      kind: "llm",
-      model: "test-model",
-      policy: r0.queryGenerator as ExtractorGeneratorSpec,
-    },
+    queryGenerator: llmGeneratorSpec("test-model", r0.queryGenerator as ExtractorGeneratorSpec),
   };
   // Round 1 trained by the lexical backend: its query policy must give the same keywords in workerd as here.
   const synthData = loadWands(synth.dir);

@@ -9,6 +9,7 @@ import { createApp } from "../../workers/search/app.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
 import { clearRoundCache, itemLru } from "../../workers/search/catalog.js";
 import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.js";
+import { resetBreakers } from "../../workers/search/llm-breaker.js";
 import { postingLru } from "../../workers/search/middleware/services.js";
 import type { TestRounds } from "../support/test-rounds.js";
 
@@ -29,6 +30,7 @@ export function clearIsolateCaches(opts: { keepGenerators?: boolean } = {}): voi
   postingLru.clear();
   itemLru.clear();
   keywordLru.clear();
+  resetBreakers();
   if (!opts.keepGenerators) clearGeneratorCache();
 }
 

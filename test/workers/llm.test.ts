@@ -4,8 +4,8 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parseKeywords } from "../../core/keyword-answer.js";
 import { normalizeKeyword } from "../../core/normalize.js";
-import { parseKeywords } from "../../workers/search/keywords.js";
 import { getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();

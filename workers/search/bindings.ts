@@ -16,6 +16,8 @@ export interface Env {
   /** Secret (wrangler secret put LLM_API_KEY). */
   readonly LLM_API_KEY?: string;
   readonly LLM_TIMEOUT_MS?: string;
+  /** How long the LLM circuit stays open before one request probes again (default 30 s). */
+  readonly LLM_BREAKER_COOLDOWN_MS?: string;
   readonly ROUND_CACHE_TTL_MS?: string;
   /** Workers Rate Limiting binding (wrangler.toml [[ratelimits]]); absent: no limit. */
   readonly RATE_LIMITER?: RateLimit;

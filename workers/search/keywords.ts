@@ -1,24 +1,31 @@
 /**
- * The query-keyword boundary: the one module that talks to the LLM.
+ * The query-keyword boundary: what a search's keywords come from.
  *
  * Preference order (each response says which answered):
- *   1. "llm"    — the round's model on vLLM's OpenAI-compatible API, decoded as
- *                 App. B.2 prescribes for indexing/evaluation (T 0.7, top-p 0.8,
- *                 top-k 20), within a latency budget, with one retry;
+ *   1. "llm"    — the round's model on vLLM's OpenAI-compatible API, through
+ *                 llm/client.ts, with the round's prompt and decoding (Table 5),
+ *                 within a latency budget, with one retry, behind a circuit
+ *                 breaker (llm-breaker.ts);
  *   2. "policy" — the round's embedded CPU generator;
  *   3. "raw"    — no keywords: retrieval uses the normalised query alone.
- * Answers of the round's preferred source are cached in KV per (round,
- * normalised query); fallbacks are not, so a recovered LLM is used again.
+ *
+ * Caching, per (round, normalised query), in the isolate and in KV:
+ *   - answers of the round's preferred source are kept (`kw:` keys);
+ *   - an LLM round's fallback answers are kept for FALLBACK_CACHE only
+ *     (`kwf:` keys), so a hot query does not call a dead endpoint on every
+ *     request, and a recovered LLM is used again within a minute.
  * KV failures never fail a search: a failed cache read is a miss, and a
  * generator that cannot be read from KV leaves the raw query.
  */
-import OpenAI from "openai";
 import { normalizeKeyword } from "../../core/normalize.js";
+import { queryPrompt } from "../../core/prompts.js";
 import { loadQueryGenerator, type QueryGenerator, type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../../core/query-generator.js";
 import { REWARD_LIMITS } from "../../core/reward.js";
+import { KeywordClient } from "../../llm/client.js";
 import type { ServingManifest } from "../publish/manifest.js";
 import { queryGeneratorKey } from "../publish/plan.js";
 import { SERVING_LIMITS } from "./limits.js";
+import { breakerFor } from "./llm-breaker.js";
 import { ByteLru } from "./store/lru.js";
 
 export type KeywordSource = "llm" | "policy" | "raw";
@@ -33,46 +40,23 @@ export interface KeywordDeps {
   readonly llmBaseUrl?: string | undefined;
   readonly llmApiKey?: string | undefined;
   readonly llmTimeoutMs: number;
+  /** The circuit breaker's cool-down (llm-breaker.ts). */
+  readonly llmCoolDownMs?: number;
   readonly waitUntil: (p: Promise<unknown>) => void;
 }
 
-/** App. B.2, Table 5: decoding for initialisation, evaluation and indexing. */
-export const LLM_DECODING = { temperature: 0.7, top_p: 0.8, top_k: 20, max_tokens: 512 } as const;
+/** How long a fallback answer stands in for an LLM round's model (KV's shortest expiration is 60 s). */
+export const FALLBACK_CACHE = { isolateTtlMs: 30_000, kvTtlS: 60 } as const;
 
-export function keywordPrompt(query: string): string {
-  return [
-    "You generate search keywords for an e-commerce search engine.",
-    `Query: ${query}`,
-    `Write up to ${REWARD_LIMITS.kMax} keywords or short phrases that products relevant to this query would carry.`,
-    "Answer with the keywords only, separated by commas.",
-  ].join("\n");
+/** The KV key of a round's cached query keywords (`npm run publish` warms it from a round's precomputed keywords). */
+export async function keywordCacheKey(round: number, contentHash: string, query: string): Promise<string> {
+  return `kw:${round}:${contentHash.slice(0, 16)}:${await sha256Hex(normalizeKeyword(query))}`;
 }
 
-/** The model's text → normalised, distinct keywords, at most K_max. Accepts a JSON array or a comma/line list. */
-export function parseKeywords(text: string): string[] {
-  let parts: unknown[] | null = null;
-  const trimmed = text.trim();
-  if (trimmed.startsWith("[")) {
-    try {
-      const v = JSON.parse(trimmed) as unknown;
-      if (Array.isArray(v)) parts = v;
-    } catch {
-      parts = null;
-    }
-  }
-  parts ??= trimmed.split(/[\n,;]+/).map((p) => p.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, ""));
-  const out = new Set<string>();
-  for (const p of parts) {
-    if (typeof p !== "string") continue;
-    const k = normalizeKeyword(p);
-    if (k !== "" && k.length <= 100) out.add(k);
-    if (out.size >= REWARD_LIMITS.kMax) break;
-  }
-  return [...out];
-}
+type Cached = QueryKeywords & { readonly expiresAtMs?: number };
 
-/** Per-isolate copy of the KV keyword cache (same keys, same rule: preferred sources only). */
-export const keywordLru = new ByteLru<QueryKeywords>(SERVING_LIMITS.keywordLruBytes, (key, v) => (key.length + v.keywords.join(" ").length) * 2 + 64);
+/** Per-isolate copy of the KV keyword caches (same keys, same rules). */
+export const keywordLru = new ByteLru<Cached>(SERVING_LIMITS.keywordLruBytes, (key, v) => (key.length + v.keywords.join(" ").length) * 2 + 64);
 
 const generators = new Map<string, { spec: QueryGeneratorSpec; policy: QueryGenerator | null }>();
 
@@ -99,40 +83,59 @@ async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function llmKeywords(deps: KeywordDeps, model: string, query: string): Promise<string[]> {
-  const budget = deps.llmTimeoutMs;
-  const client = new OpenAI({
-    baseURL: deps.llmBaseUrl,
-    apiKey: deps.llmApiKey || "none",
-    // Two attempts share the budget; the signal below caps the total, retry-after included.
-    timeout: Math.max(1, Math.floor(budget / 2)),
-    maxRetries: 1,
-  });
-  const res = await client.chat.completions.create(
-    {
-      model,
-      messages: [{ role: "user", content: keywordPrompt(query) }],
-      ...LLM_DECODING,
-    } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-    { signal: AbortSignal.timeout(budget) },
+async function cached(deps: KeywordDeps, key: string): Promise<QueryKeywords | null> {
+  const local = keywordLru.get(key);
+  if (local && (local.expiresAtMs === undefined || local.expiresAtMs > Date.now())) return local;
+  try {
+    const v = await deps.kv.get<QueryKeywords>(key, "json");
+    if (v) keywordLru.set(key, key.startsWith("kwf:") ? { ...v, expiresAtMs: Date.now() + FALLBACK_CACHE.isolateTtlMs } : v);
+    return v;
+  } catch (e) {
+    console.warn("KV keyword cache read failed:", (e as Error).message);
+    return null;
+  }
+}
+
+function remember(deps: KeywordDeps, key: string, answer: QueryKeywords, fallback: boolean): QueryKeywords {
+  keywordLru.set(key, fallback ? { ...answer, expiresAtMs: Date.now() + FALLBACK_CACHE.isolateTtlMs } : answer);
+  deps.waitUntil(
+    Promise.resolve()
+      .then(() => deps.kv.put(key, JSON.stringify(answer), fallback ? { expirationTtl: FALLBACK_CACHE.kvTtlS } : undefined))
+      .catch((e) => console.warn("KV keyword cache write failed", e)),
   );
-  return parseKeywords(res.choices[0]?.message?.content ?? "");
+  return answer;
+}
+
+/** The round's model, if the breaker lets this request call it; null when it cannot answer. */
+async function llmAnswer(deps: KeywordDeps, spec: Extract<QueryGeneratorSpec, { kind: "llm" }>, query: string): Promise<string[] | null> {
+  const baseUrl = deps.llmBaseUrl as string;
+  const breaker = breakerFor(baseUrl, deps.llmCoolDownMs);
+  if (!breaker.allow()) return null;
+  const client = new KeywordClient({
+    baseUrl,
+    apiKey: deps.llmApiKey,
+    model: spec.model,
+    decoding: spec.decoding,
+    // Two attempts share the budget; the deadline caps the total, retry-after included.
+    timeoutMs: Math.max(1, Math.floor(deps.llmTimeoutMs / 2)),
+    maxRetries: 1,
+    deadlineMs: deps.llmTimeoutMs,
+  });
+  try {
+    const { keywords } = await client.generate(queryPrompt(spec.prompts, query), REWARD_LIMITS.kMax);
+    breaker.success();
+    return keywords;
+  } catch (e) {
+    breaker.failure((e as Error).message);
+    console.warn("LLM keyword generation failed; falling back:", (e as Error).message);
+    return null;
+  }
 }
 
 export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, query: string): Promise<QueryKeywords> {
-  const cacheKey = `kw:${round.round}:${round.contentHash.slice(0, 16)}:${await sha256Hex(normalizeKeyword(query))}`;
-  const local = keywordLru.get(cacheKey);
-  if (local) return local;
-  let cached: QueryKeywords | null = null;
-  try {
-    cached = await deps.kv.get<QueryKeywords>(cacheKey, "json");
-  } catch (e) {
-    console.warn("KV keyword cache read failed:", (e as Error).message);
-  }
-  if (cached) {
-    keywordLru.set(cacheKey, cached);
-    return cached;
-  }
+  const key = await keywordCacheKey(round.round, round.contentHash, query);
+  const hit = await cached(deps, key);
+  if (hit) return hit;
   let generator: Awaited<ReturnType<typeof roundGenerator>>;
   try {
     generator = await roundGenerator(deps.kv, round);
@@ -141,27 +144,14 @@ export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, q
     return { keywords: [], source: "raw" };
   }
   const { spec, policy } = generator;
-  const remember = (answer: QueryKeywords) => {
-    keywordLru.set(cacheKey, answer);
-    deps.waitUntil(
-      Promise.resolve()
-        .then(() => deps.kv.put(cacheKey, JSON.stringify(answer)))
-        .catch((e) => console.warn("KV keyword cache write failed", e)),
-    );
-    return answer;
-  };
-  if (spec.kind === "llm" && deps.llmBaseUrl) {
-    try {
-      const keywords = await llmKeywords(deps, spec.model, query);
-      if (keywords.length > 0) return remember({ keywords, source: "llm" });
-      console.warn("LLM answer held no keywords; falling back");
-    } catch (e) {
-      console.warn("LLM keyword generation failed; falling back:", (e as Error).message);
-    }
-  }
-  if (policy) {
-    const answer: QueryKeywords = { keywords: policy(query).slice(0, REWARD_LIMITS.kMax), source: "policy" };
-    return spec.kind === "llm" ? answer : remember(answer);
-  }
-  return { keywords: [], source: "raw" };
+  const fallback = () =>
+    policy ? { keywords: policy(query).slice(0, REWARD_LIMITS.kMax), source: "policy" as const } : { keywords: [], source: "raw" as const };
+  if (spec.kind !== "llm") return policy ? remember(deps, key, fallback(), false) : fallback();
+  if (!deps.llmBaseUrl) return fallback();
+  const fallbackKey = `kwf:${key.slice(3)}`;
+  const recent = await cached(deps, fallbackKey);
+  if (recent) return recent;
+  const keywords = await llmAnswer(deps, spec, query);
+  if (keywords) return remember(deps, key, { keywords, source: "llm" }, false);
+  return remember(deps, fallbackKey, fallback(), true);
 }

@@ -126,7 +126,18 @@ export const Round = z
 
 export const RoundsResponse = z.object({ rounds: z.array(Round).openapi({ description: "Newest first." }) }).openapi("RoundsResponse");
 
-export const Health = z.object({ status: z.literal("ok") }).openapi("Health");
+export const LlmHealth = z
+  .object({
+    state: z.enum(["unconfigured", "ok", "degraded", "open"]),
+    consecutiveFailures: z.number().int().nonnegative().optional(),
+    lastError: z.string().nullable().optional(),
+  })
+  .openapi("LlmHealth", {
+    description:
+      "This isolate's view of LLM_BASE_URL: unconfigured; ok; degraded (recent failures, or probing after a cool-down); open (the circuit breaker skips the LLM and searches answer from the round's fallback). Never fails the liveness check.",
+  });
+
+export const Health = z.object({ status: z.literal("ok"), llm: LlmHealth }).openapi("Health");
 
 const CheckState = z.enum(["ok", "failed", "missing"]);
 export const ReadyChecks = z.object({ catalog: CheckState, shards: CheckState, kv: CheckState }).openapi("ReadyChecks", {

@@ -7,6 +7,7 @@ import { type Env, intVar, shardDatabases } from "../bindings.js";
 import { Catalog } from "../catalog.js";
 import type { KeywordDeps } from "../keywords.js";
 import { SERVING_LIMITS } from "../limits.js";
+import { BREAKER_LIMITS } from "../llm-breaker.js";
 import { D1IndexStore } from "../store/d1-store.js";
 import type { IndexStore } from "../store/index-store.js";
 import { KvCachedStore } from "../store/kv-store.js";
@@ -44,6 +45,7 @@ export const services = createMiddleware<ServicesEnv>(async (c, next) => {
       llmBaseUrl: env.LLM_BASE_URL || undefined,
       llmApiKey: env.LLM_API_KEY,
       llmTimeoutMs: intVar(env.LLM_TIMEOUT_MS, SERVING_LIMITS.llmTimeoutMsDefault),
+      llmCoolDownMs: intVar(env.LLM_BREAKER_COOLDOWN_MS, BREAKER_LIMITS.coolDownMs),
       waitUntil,
     },
   });

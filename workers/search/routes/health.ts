@@ -1,8 +1,9 @@
-/** GET /healthz — liveness: answers without touching storage. */
+/** GET /healthz — liveness: answers without touching storage; reports the LLM circuit's state without failing. */
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../api/app-type.js";
 import { EVERY_ROUTE, json, problems } from "../api/responses.js";
 import { Health } from "../api/schemas.js";
+import { llmHealth } from "../llm-breaker.js";
 
 export const healthRoute = createRoute({
   method: "get",
@@ -17,6 +18,6 @@ export function mountHealth(app: ApiApp) {
   app.openapi(healthRoute, (c) => {
     // `npm start` passes a per-run token, so its start-up wait knows the answer is from its own server.
     if (c.env.DEV_INSTANCE) c.header("x-dev-instance", c.env.DEV_INSTANCE);
-    return c.json({ status: "ok" as const }, 200);
+    return c.json({ status: "ok" as const, llm: llmHealth(c.env.LLM_BASE_URL || undefined) }, 200);
   });
 }
