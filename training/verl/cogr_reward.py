@@ -18,6 +18,9 @@ The service is configured by the environment:
 
 `parse_keywords` mirrors core/keyword-answer.ts line for line (the tests run
 both on the same cases); the score itself always comes from the service.
+Characters newer than python3's Unicode database (unicodedata.unidata_version)
+are unassigned here and normalise as separators, unlike in Node: use a
+python3 whose Unicode version is at least Node's for such catalogues.
 
 Command line:
     python3 cogr_reward.py --check       health and a sample score against the service
