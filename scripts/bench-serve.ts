@@ -5,21 +5,27 @@
  * WANDS query, each connection its own user key, as 64 clients would), and
  * after it /healthz the same way, then the same mix under an interleaving
  * experiment (two rounds per search). It reports req/s, p50/p99, errors and
- * non-2xx, and the worker's resident memory before and after.
+ * non-2xx, and the worker's resident memory before and after. Last, an LLM
+ * round with the OpenAI-compatible TEST server in each failure mode
+ * (bench/llm-modes.ts): search p50 against the no-LLM p50.
  * A benchmark, not a test: it prints figures. `--duration S` shortens it.
  */
 import autocannon from "autocannon";
 import { adminClient } from "./admin-client.js";
+import { benchLlmModes } from "./bench/llm-modes.js";
 import { serveWandsRound0, workerRssMiB } from "./bench/served-round.js";
 import { printTable } from "./bench/stats.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { assertPortFree } from "./port.js";
 
-const BENCH = { port: 8797, connections: 64, durationS: 60, healthDurationS: 30 } as const;
-const USAGE = "npm run bench:serve [-- --duration 60 --connections 64]";
+const BENCH = { port: 8797, connections: 64, durationS: 60, healthDurationS: 30, llmDurationS: 20 } as const;
+const USAGE = "npm run bench:serve [-- --duration 60 --connections 64 --llm-duration 20 | --no-llm]";
 
 runCli(async () => {
-  const args = parseCli({ duration: { type: "string" }, connections: { type: "string" } }, USAGE);
+  const args = parseCli(
+    { duration: { type: "string" }, connections: { type: "string" }, "llm-duration": { type: "string" }, "no-llm": { type: "boolean" } },
+    USAGE,
+  );
   const durationS = intOption("duration", args.duration, BENCH.durationS, 1);
   const connections = intOption("connections", args.connections, BENCH.connections, 1);
   await assertPortFree(BENCH.port);
@@ -90,4 +96,36 @@ runCli(async () => {
   } finally {
     await served.close();
   }
+  if (!args["no-llm"]) await llmSection(connections, intOption("llm-duration", args["llm-duration"], BENCH.llmDurationS, 1));
 });
+
+async function llmSection(connections: number, durationS: number): Promise<void> {
+  const served = await serveWandsRound0(BENCH.port, { llmModel: "bench-llm" });
+  served.server.stop();
+  await served.server.exited;
+  try {
+    const rows = await benchLlmModes(
+      BENCH.port,
+      served.stateDir,
+      served.dataset.queries.map((q) => q.text),
+      connections,
+      durationS,
+    );
+    const base = rows[0]?.result.latency.p50 ?? 1;
+    console.log(`\nLLM round, every query new (no keyword cache), LLM_TIMEOUT_MS 2000, ${connections} connections, ${durationS} s each:\n`);
+    printTable(
+      rows.map((r) => ({
+        "query keywords": r.mode,
+        "req/s": r.result.requests.average.toFixed(0),
+        p50: `${r.result.latency.p50} ms`,
+        p99: `${r.result.latency.p99} ms`,
+        "p50 / no-LLM p50": (r.result.latency.p50 / Math.max(1, base)).toFixed(2),
+        "non-2xx": String(r.result.non2xx + r.result.errors + r.result.timeouts),
+        answered: r.sources,
+      })),
+    );
+    console.log("goal: p50 within 2× of the no-LLM p50 in every failure mode (the circuit opens after 3 failures)");
+  } finally {
+    await served.close();
+  }
+}

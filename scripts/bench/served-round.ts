@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { type ExtractorGeneratorSpec, llmGeneratorSpec } from "../../core/query-generator.js";
 import { type Dataset, dataDir, loadWands } from "../../training/data/wands.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
 import { buildRound0 } from "../../training/round0.js";
@@ -20,6 +21,8 @@ import { applyMigrations, localTarget } from "../publish/targets.js";
 export interface ServedRound {
   readonly dataset: Dataset;
   readonly server: DevServer;
+  /** The local state the round was published into (another dev server may serve it after this one stops). */
+  readonly stateDir: string;
   readonly publish: { readonly migrationsS: number; readonly dataS: number; readonly items: number; readonly postings: number };
   /** Stops the server and removes the temporary folders. */
   close(): Promise<void>;
@@ -29,11 +32,13 @@ export interface ServedRound {
  * `twin`: round 0's content is published again as round 1 (after the timed
  * publish), so an experiment has two rounds to serve; `vars` go to wrangler dev.
  */
-export async function serveWandsRound0(port: number, opts: { twin?: boolean; vars?: Record<string, string> } = {}): Promise<ServedRound> {
+export async function serveWandsRound0(port: number, opts: { twin?: boolean; vars?: Record<string, string>; llmModel?: string } = {}): Promise<ServedRound> {
   const dataset = loadWands(dataDir());
   const artifacts = mkdtempSync(join(tmpdir(), "cogr-bench-art-"));
   const state = mkdtempSync(join(tmpdir(), "cogr-bench-state-"));
-  writeRound(buildRound0(dataset), artifacts);
+  const r0 = buildRound0(dataset);
+  // `llmModel`: round 0's index with an LLM query side that falls back to round 0's extractor.
+  writeRound(opts.llmModel ? { ...r0, queryGenerator: llmGeneratorSpec(opts.llmModel, r0.queryGenerator as ExtractorGeneratorSpec) } : r0, artifacts);
   const config = readDeployConfig();
   const t0 = performance.now();
   await applyMigrations(config, { mode: "local", stateDir: state });
@@ -49,6 +54,7 @@ export async function serveWandsRound0(port: number, opts: { twin?: boolean; var
   return {
     dataset,
     server,
+    stateDir: state,
     publish: {
       migrationsS: (t1 - t0) / 1000,
       dataS: (t2 - t1) / 1000,

@@ -81,7 +81,7 @@ describe("an LLM round", () => {
     expect(ok.status).toBe(200);
     expect(ok.body.keywordSource).toBe("llm");
     expect(ok.body.keywords).toContain("walnut armchair");
-    expect((await (await fetch(`${url}/healthz`)).json()).llm.state).toBe("ok");
+    expect(((await (await fetch(`${url}/healthz`)).json()) as { llm: { state: string } }).llm.state).toBe("ok");
 
     await fetch(`${llm.url}/switch?to=hang`);
     const slow = [];

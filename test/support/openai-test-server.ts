@@ -15,7 +15,8 @@
  *              pairs of its "Query:" or "Product title:" line (a stand-in
  *              model whose keywords depend on the input, for `npm run index`)
  *   hang       never answers (the connection stays open)
- *   wobbly     echo, but every third request is malformed and every fifth a 503
+ *   reset      closes the connection without an answer
+ *   wobbly     echo, but every third answer is a truncated body and every fifth a 503
  *   switch     echo, hang or error, as last set by GET /switch?to=echo|hang|error
  * GET /requests returns the bodies received, newest last; GET /count the number.
  * `npm run llm-test-server` runs it on a fixed port for manual tries.
@@ -127,9 +128,12 @@ export async function startOpenAiTestServer(port = 0, opts: { keepBodies?: boole
         return;
       case "hang":
         return; // never answered: the client's timeout must end it
+      case "reset":
+        req.socket.destroy();
+        return;
       case "wobbly":
         if (count % 5 === 0) res.writeHead(503, json).end(JSON.stringify({ error: { message: "overloaded" } }));
-        else if (count % 3 === 0) res.writeHead(200, json).end(completion("Sure! Here are some keywords you might like:"));
+        else if (count % 3 === 0) res.writeHead(200, json).end('{"choices": [{"message": ');
         else res.writeHead(200, json).end(completion(JSON.stringify(echoKeywords(promptOf(text)))));
         return;
       case "garbage":

@@ -98,7 +98,7 @@ describe("the Python shim's parser", () => {
     // Lines that are blank after JSON decoding are skipped by --parse; keep the cases aligned the same way.
     const kept = cases.filter((c) => JSON.stringify(c).trim() !== "");
     expect(got).toHaveLength(kept.length);
-    kept.forEach((c, j) => expect(got[j], JSON.stringify(c)).toEqual(parseKeywords(c)));
+    for (const [j, c] of kept.entries()) expect(got[j], JSON.stringify(c)).toEqual(parseKeywords(c));
   });
 });
 

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseKeywords } from "../../core/keyword-answer.js";
 import { normalizeKeyword } from "../../core/normalize.js";
-import { getJson, publish, testRounds } from "./helpers.js";
+import { clearIsolateCaches, getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
 
@@ -19,6 +19,60 @@ const llm = (mode: string) => ({ LLM_BASE_URL: `${env.TEST_LLM_URL}/${mode}/v1`,
 
 beforeAll(async () => {
   await publish(rounds.synthetic1); // round 1: LLM generator "test-model" with an embedded policy
+});
+
+describe("the circuit breaker", () => {
+  const count = async () => ((await (await fetch(`${env.TEST_LLM_URL}/count`)).json()) as { count: number }).count;
+  const health = async (overrides: Record<string, string>) =>
+    (await getJson<{ llm: { state: string; consecutiveFailures?: number } }>("/healthz", overrides)).body.llm;
+
+  it("opens after repeated failures: searches skip the hanging LLM and answer from the fallback at once", async () => {
+    clearIsolateCaches();
+    const hang = { LLM_BASE_URL: `${env.TEST_LLM_URL}/hang/v1`, LLM_TIMEOUT_MS: "300" };
+    expect((await health(hang)).state).toBe("ok");
+    for (let j = 0; j < 3; j++) expect((await getJson<Answer>(`/v1/search?q=${encodeURIComponent(fresh("oak bed"))}`, hang)).body.keywordSource).toBe("policy");
+    expect(await health(hang)).toMatchObject({ state: "open", consecutiveFailures: 3 });
+    const asked = await count();
+    for (let j = 0; j < 5; j++) {
+      const t0 = Date.now();
+      const { body } = await getJson<Answer>(`/v1/search?q=${encodeURIComponent(fresh("oak bed"))}`, hang);
+      expect(body.keywordSource).toBe("policy");
+      expect(Date.now() - t0).toBeLessThan(300);
+    }
+    expect(await count()).toBe(asked);
+  });
+
+  it("probes after the cool-down and closes when the LLM answers again", async () => {
+    clearIsolateCaches();
+    const sw = { LLM_BASE_URL: `${env.TEST_LLM_URL}/switch/v1`, LLM_TIMEOUT_MS: "400", LLM_BREAKER_COOLDOWN_MS: "200" };
+    await fetch(`${env.TEST_LLM_URL}/switch?to=error`);
+    for (let j = 0; j < 3; j++) await getJson<Answer>(`/v1/search?q=${encodeURIComponent(fresh("sofa"))}`, sw);
+    expect((await health(sw)).state).toBe("open");
+    await fetch(`${env.TEST_LLM_URL}/switch?to=echo`);
+    expect((await getJson<Answer>(`/v1/search?q=${encodeURIComponent(fresh("sofa"))}`, sw)).body.keywordSource).toBe("policy"); // still open
+    await new Promise((r) => setTimeout(r, 250));
+    await fetch(`${env.TEST_LLM_URL}/count`); // workerd's clock moves across I/O
+    const probe = (await getJson<Answer>(`/v1/search?q=${encodeURIComponent(fresh("velvet sofa"))}`, sw)).body;
+    expect(probe.keywordSource).toBe("llm");
+    expect(probe.keywords).toContain("velvet sofa");
+    expect((await health(sw)).state).toBe("ok");
+  });
+
+  it("caches fallback answers briefly, so a hot query does not call a failing endpoint every time", async () => {
+    clearIsolateCaches();
+    const err = { LLM_BASE_URL: `${env.TEST_LLM_URL}/error/v1`, LLM_TIMEOUT_MS: "800" };
+    const q = fresh("rug");
+    const before = await count();
+    expect((await getJson<Answer>(`/v1/search?q=${encodeURIComponent(q)}`, err)).body.keywordSource).toBe("policy");
+    const after = await count();
+    expect(after).toBeGreaterThan(before);
+    for (let j = 0; j < 3; j++) expect((await getJson<Answer>(`/v1/search?q=${encodeURIComponent(q)}`, err)).body.keywordSource).toBe("policy");
+    expect(await count()).toBe(after);
+    // A fresh isolate reads the fallback from KV (60 s expiry) instead of calling again.
+    clearIsolateCaches({ keepGenerators: true });
+    expect((await getJson<Answer>(`/v1/search?q=${encodeURIComponent(q)}`, err)).body.keywordSource).toBe("policy");
+    expect(await count()).toBe(after);
+  });
 });
 
 describe("query keywords", () => {

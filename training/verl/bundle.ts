@@ -69,7 +69,7 @@ export function writeGrpoBundle(dataset: Dataset, round: Round, side: RewardSide
     servedName: opts.servedName,
     rows: rows.length,
     table6: { ...TABLE6[side], ...TABLE6.common },
-    applied: { trainBatch: single.batch, clampedToRows: single.clamped, rayNodes: opts.rayNodes },
+    applied: { trainBatch: single.batch, microBatchPerGpu: single.microBatchPerGpu, clampedToRows: single.clamped, rayNodes: opts.rayNodes },
     prompts: { format: PROMPTS.format, version: PROMPTS.version },
     verl: VERL_CHECKED,
   };

@@ -22,16 +22,25 @@ const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 /**
  * Table 6's batch, or, when the training set is smaller (WANDS has ~400
  * training queries, Table 6 asks 512), the largest batch verl accepts: each
- * GPU's share of batch × n rollouts must divide into micro-batches.
+ * GPU's share of batch × n rollouts must divide into micro-batches. Only a
+ * toy set (fewer rows than one micro-batch per GPU allows) also shrinks the
+ * micro-batch, to the largest divisor of a GPU's share.
  */
-export function effectiveBatch(side: RewardSide, rows: number, nnodes: number): { batch: number; clamped: boolean } {
+export function effectiveBatch(side: RewardSide, rows: number, nnodes: number): { batch: number; microBatchPerGpu: number; clamped: boolean } {
   const t = TABLE6[side];
+  const n = TABLE6.common.rolloutN;
   const gpus = TABLE6.common.gpusPerNode * nnodes;
-  const unit = (gpus * t.microBatchPerGpu) / gcd(TABLE6.common.rolloutN, gpus * t.microBatchPerGpu);
-  if (rows >= t.trainBatch) return { batch: t.trainBatch, clamped: false };
+  if (rows >= t.trainBatch) return { batch: t.trainBatch, microBatchPerGpu: t.microBatchPerGpu, clamped: false };
+  const unit = (gpus * t.microBatchPerGpu) / gcd(n, gpus * t.microBatchPerGpu);
   const batch = Math.floor(rows / unit) * unit;
-  if (batch === 0) throw new Error(`${rows} ${side} rows are fewer than the smallest batch verl accepts on ${gpus} GPUs (${unit})`);
-  return { batch, clamped: true };
+  if (batch > 0) return { batch, microBatchPerGpu: t.microBatchPerGpu, clamped: true };
+  const step = gpus / gcd(n, gpus);
+  const small = Math.floor(rows / step) * step;
+  if (small === 0) throw new Error(`${rows} ${side} rows cannot fill one rollout per GPU on ${gpus} GPUs`);
+  const share = (small * n) / gpus;
+  let micro = Math.min(t.microBatchPerGpu, share);
+  while (share % micro !== 0) micro--;
+  return { batch: small, microBatchPerGpu: micro, clamped: true };
 }
 
 export interface GrpoJob {
@@ -45,7 +54,7 @@ export interface GrpoJob {
 export function grpoOverrides(job: GrpoJob): Array<readonly [string, string]> {
   const t = TABLE6[job.side];
   const c = TABLE6.common;
-  const { batch } = effectiveBatch(job.side, job.rows, job.nnodes);
+  const { batch, microBatchPerGpu } = effectiveBatch(job.side, job.rows, job.nnodes);
   const v = DECODING.indexing;
   const r = DECODING.rollout;
   const stepsPerEpoch = Math.max(1, Math.floor(job.rows / batch));
@@ -69,7 +78,7 @@ export function grpoOverrides(job: GrpoJob): Array<readonly [string, string]> {
     ["actor_rollout_ref.actor.optim.lr", String(c.lr)],
     // Mini-batch = batch: one on-policy update per step (Table 6; counted in prompts).
     ["actor_rollout_ref.actor.ppo_mini_batch_size", String(Math.min(t.miniBatch, batch))],
-    ["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", String(t.microBatchPerGpu)],
+    ["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", String(microBatchPerGpu)],
     ["actor_rollout_ref.actor.ppo_epochs", "1"],
     ["actor_rollout_ref.actor.use_kl_loss", "False"],
     ["actor_rollout_ref.actor.entropy_coeff", "0"],
@@ -82,7 +91,7 @@ export function grpoOverrides(job: GrpoJob): Array<readonly [string, string]> {
     ["actor_rollout_ref.rollout.top_k", String(r.top_k)],
     ["actor_rollout_ref.rollout.tensor_model_parallel_size", "$ROLLOUT_TP"],
     ["actor_rollout_ref.rollout.gpu_memory_utilization", "0.6"],
-    ["actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu", String(t.microBatchPerGpu)],
+    ["actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu", String(microBatchPerGpu)],
     ["actor_rollout_ref.rollout.val_kwargs.temperature", String(v.temperature)],
     ["actor_rollout_ref.rollout.val_kwargs.top_p", String(v.top_p)],
     ["actor_rollout_ref.rollout.val_kwargs.top_k", String(v.top_k)],

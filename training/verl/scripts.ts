@@ -18,7 +18,7 @@ const vars = (v: ScriptVars) => `MODEL_PATH="\${MODEL_PATH:-${v.model}}"
 CHECKPOINT_DIR="\${CHECKPOINT_DIR:-$BUNDLE/checkpoints}"
 ROLLOUT_TP="\${ROLLOUT_TP:-1}"
 export COGR_REWARD_URL="\${COGR_REWARD_URL:-http://127.0.0.1:8377}"
-: "\${COGR_REWARD_TOKEN:?set COGR_REWARD_TOKEN, the reward service's token}"
+: "\${COGR_REWARD_TOKEN:?set COGR_REWARD_TOKEN to the reward service token}"
 export COGR_REWARD_TOKEN`;
 
 export function runScript(v: ScriptVars, overrides: ReadonlyArray<readonly [string, string]>): string {
