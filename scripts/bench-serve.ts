@@ -19,16 +19,26 @@ import { intOption, parseCli, runCli } from "./cli.js";
 import { assertPortFree } from "./port.js";
 
 const BENCH = { port: 8797, connections: 64, durationS: 60, healthDurationS: 30, llmDurationS: 20 } as const;
-const USAGE = "npm run bench:serve [-- --duration 60 --connections 64 --llm-duration 20 | --no-llm]";
+const USAGE = "npm run bench:serve [-- --duration 60 --connections 64 --llm-duration 20 | --no-llm | --llm-only]";
 
 runCli(async () => {
   const args = parseCli(
-    { duration: { type: "string" }, connections: { type: "string" }, "llm-duration": { type: "string" }, "no-llm": { type: "boolean" } },
+    {
+      duration: { type: "string" },
+      connections: { type: "string" },
+      "llm-duration": { type: "string" },
+      "no-llm": { type: "boolean" },
+      "llm-only": { type: "boolean" },
+    },
     USAGE,
   );
   const durationS = intOption("duration", args.duration, BENCH.durationS, 1);
   const connections = intOption("connections", args.connections, BENCH.connections, 1);
   await assertPortFree(BENCH.port);
+  if (args["llm-only"]) {
+    await llmSection(connections, intOption("llm-duration", args["llm-duration"], BENCH.llmDurationS, 1));
+    return;
+  }
   const token = `bench-${Date.now()}`;
   const served = await serveWandsRound0(BENCH.port, { twin: true, vars: { ADMIN_TOKEN: token } });
   try {

@@ -4,23 +4,27 @@
  * a key of the verl version keys.ts was checked against, the GRPO settings
  * are Table 6's, and every script passes `bash -n`.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { beforeAll, describe, expect, it } from "vitest";
+import { itemKeywordSet } from "../../core/inverted-index.js";
 import { parseKeywords } from "../../core/keyword-answer.js";
 import { PROMPTS, queryPrompt } from "../../core/prompts.js";
 import { loadWands } from "../../training/data/wands.js";
 import { prepareData, sftQueryTargets } from "../../training/lexical-data.js";
+import { loadEnvironment, trainingQueries } from "../../training/reward-service/environment.js";
+import { FrozenIndex, queryRewardFn } from "../../training/rewards.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
 import { buildRound0 } from "../../training/round0.js";
-import { writeGrpoBundle, writeSftBundle } from "../../training/verl/bundle.js";
+import { SHIM_SOURCE, writeGrpoBundle, writeSftBundle } from "../../training/verl/bundle.js";
 import { PPO_KEYS, SFT_KEYS } from "../../training/verl/keys.js";
 import { effectiveBatch, grpoOverrides, parseOverrides, TABLE6 } from "../../training/verl/launch.js";
 import { runScript } from "../cli.js";
 import { writeSyntheticWands } from "../fixtures.js";
+import { freePort, waitFor } from "../support/processes.js";
 
 const synth = writeSyntheticWands(150);
 const root = mkdtempSync(join(tmpdir(), "cogr-verl-"));
@@ -157,6 +161,44 @@ describe("the SFT bundle", () => {
   });
 });
 
+describe("a bundle's shim against npm run reward-service", () => {
+  it("scores the service's sample row exactly as core does", async () => {
+    const env = { ...process.env, COGR_DATA: synth.dir, COGR_ARTIFACTS: root, COGR_REWARD_TOKEN: "bundle-token" };
+    const out = join(root, "jobs", "e2e-q0");
+    expect(runScript("train.ts", ["--backend", "verl", "--side", "query", "--round", "0", "--out", out], env).status).toBe(0);
+    const port = await freePort();
+    const service = spawn(join("node_modules", ".bin", "tsx"), ["scripts/reward-service.ts", "--side", "query", "--round", "0", "--port", String(port)], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      await waitFor(service, /reward service \(query side, round 0/, 60_000);
+      const check = spawnSync("python3", [join(out, "cogr_reward.py"), "--check"], {
+        encoding: "utf8",
+        env: { ...env, COGR_REWARD_URL: `http://127.0.0.1:${port}` },
+      });
+      expect(check.stderr).toBe("");
+      const health = JSON.parse(/reward service: (.*)/.exec(check.stdout)?.[1] ?? "{}") as { sample: { solution_str: string; ground_truth: string } };
+      const score = Number(/sample score: (.*)/.exec(check.stdout)?.[1]);
+      const round = readRound(0, root);
+      const environment = loadEnvironment(dataset, "query", 0, root);
+      expect(score).toBe(environment.score({ data_source: "cogr/query", ...health.sample }, 0));
+      // …and that is eq. 2.2 over the frozen item index, recomputed here from core.
+      const train = trainingQueries(dataset, round.manifest.split, round.index.ids);
+      const byId = new Map(round.items.map((i) => [i.id, i]));
+      const fn = queryRewardFn(
+        new FrozenIndex(round.index.ids.map((id) => itemKeywordSet({ name: byId.get(id)?.name ?? "", keywords: byId.get(id)?.keywords ?? [] }))),
+        train.map((t) => ({ text: t.query.text, relevant: t.relevant })),
+      );
+      const q = train.findIndex((t) => t.query.id === health.sample.ground_truth);
+      expect(score).toBe(fn(q, parseKeywords(health.sample.solution_str, Infinity)));
+      expect(score).toBeGreaterThan(0);
+    } finally {
+      service.kill("SIGTERM");
+    }
+  }, 120_000);
+});
+
 describe("npm run train -- --backend verl", () => {
   it("writes a bundle, and refuses bad options in one line", () => {
     const env = { COGR_DATA: synth.dir, COGR_ARTIFACTS: root };
@@ -171,6 +213,7 @@ describe("npm run train -- --backend verl", () => {
       side: "query",
       round: 0,
     });
+    expect(readFileSync(join(out, "cogr_reward.py"), "utf8")).toBe(readFileSync(SHIM_SOURCE, "utf8"));
     const again = runScript("train.ts", ["--backend", "verl", "--side", "query", "--round", "0", "--out", out], env);
     expect(again.status).toBe(1);
     expect(again.stderr.split("\n")[0]).toMatch(/exists and is not empty/);

@@ -11,9 +11,10 @@
  *
  * Caching, per (round, normalised query), in the isolate and in KV:
  *   - answers of the round's preferred source are kept (`kw:` keys);
- *   - an LLM round's fallback answers are kept for FALLBACK_CACHE only
- *     (`kwf:` keys), so a hot query does not call a dead endpoint on every
- *     request, and a recovered LLM is used again within a minute.
+ *   - an LLM round's fallback answers after a failed call are kept for
+ *     FALLBACK_CACHE only (`kwf:` keys), so a hot query does not call a dead
+ *     endpoint on every request, and a recovered LLM is used again within a
+ *     minute; while the circuit is open nothing is called or cached.
  * KV failures never fail a search: a failed cache read is a miss, and a
  * generator that cannot be read from KV leaves the raw query.
  */
@@ -25,7 +26,7 @@ import { KeywordClient } from "../../llm/client.js";
 import type { ServingManifest } from "../publish/manifest.js";
 import { queryGeneratorKey } from "../publish/plan.js";
 import { SERVING_LIMITS } from "./limits.js";
-import { breakerFor } from "./llm-breaker.js";
+import { breakerFor, type CircuitBreaker } from "./llm-breaker.js";
 import { ByteLru } from "./store/lru.js";
 
 export type KeywordSource = "llm" | "policy" | "raw";
@@ -106,13 +107,15 @@ function remember(deps: KeywordDeps, key: string, answer: QueryKeywords, fallbac
   return answer;
 }
 
-/** The round's model, if the breaker lets this request call it; null when it cannot answer. */
-async function llmAnswer(deps: KeywordDeps, spec: Extract<QueryGeneratorSpec, { kind: "llm" }>, query: string): Promise<string[] | null> {
-  const baseUrl = deps.llmBaseUrl as string;
-  const breaker = breakerFor(baseUrl, deps.llmCoolDownMs);
-  if (!breaker.allow()) return null;
+/** The round's model (the breaker has let this request call it); null when it cannot answer. */
+async function llmAnswer(
+  deps: KeywordDeps,
+  breaker: CircuitBreaker,
+  spec: Extract<QueryGeneratorSpec, { kind: "llm" }>,
+  query: string,
+): Promise<string[] | null> {
   const client = new KeywordClient({
-    baseUrl,
+    baseUrl: deps.llmBaseUrl as string,
     apiKey: deps.llmApiKey,
     model: spec.model,
     decoding: spec.decoding,
@@ -148,10 +151,16 @@ export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, q
     policy ? { keywords: policy(query).slice(0, REWARD_LIMITS.kMax), source: "policy" as const } : { keywords: [], source: "raw" as const };
   if (spec.kind !== "llm") return policy ? remember(deps, key, fallback(), false) : fallback();
   if (!deps.llmBaseUrl) return fallback();
+  const breaker = breakerFor(deps.llmBaseUrl, deps.llmCoolDownMs);
+  // Open circuit: no call, and no cache traffic either (the fallback costs what a round without an LLM costs).
+  if (!breaker.allow()) return fallback();
   const fallbackKey = `kwf:${key.slice(3)}`;
   const recent = await cached(deps, fallbackKey);
-  if (recent) return recent;
-  const keywords = await llmAnswer(deps, spec, query);
+  if (recent) {
+    breaker.release();
+    return recent;
+  }
+  const keywords = await llmAnswer(deps, breaker, spec, query);
   if (keywords) return remember(deps, key, { keywords, source: "llm" }, false);
   return remember(deps, fallbackKey, fallback(), true);
 }

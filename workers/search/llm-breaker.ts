@@ -43,6 +43,11 @@ export class CircuitBreaker {
     return false;
   }
 
+  /** A request that was allowed but did not call after all (its answer was cached) gives the probe back. */
+  release(): void {
+    if (this.state === "half-open") this.probing = false;
+  }
+
   success(): void {
     this.failures = 0;
     this.state = "closed";
