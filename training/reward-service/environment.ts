@@ -19,7 +19,6 @@ import { normalizeKeyword } from "../../core/normalize.js";
 import { loadQueryGenerator } from "../../core/query-generator.js";
 import { ItemRewardContext } from "../../core/reward.js";
 import type { Dataset, Query } from "../data/wands.js";
-import { toEvalQueries } from "../evaluate.js";
 import { readQueryKeywords } from "../llm/query-keywords.js";
 import { FrozenIndex, queryRewardFn } from "../rewards.js";
 import { artifactsDir, readRound } from "../round-artifact.js";
@@ -54,15 +53,20 @@ export interface RewardEnvironment {
   score(sample: RewardSample, index: number): number;
 }
 
-/** The training queries of a round's split that have a relevant item in its index (as the bundles' rows). */
+/** The training queries of a round's split that have a relevant item in its index (as the bundles' rows), in split order. */
 export function trainingQueries(dataset: Dataset, split: { readonly train: readonly string[] }, ids: readonly string[]) {
   const byId = new Map(dataset.queries.map((q) => [q.id, q]));
-  const picked = split.train.map((id) => byId.get(id)).filter((q): q is Query => q !== undefined);
+  const ordinal = new Map(ids.map((id, j) => [id, j]));
   const out: Array<{ query: Query; relevant: Set<number> }> = [];
-  for (const q of picked) {
-    const { queries } = toEvalQueries([q], dataset.relevant, { ids });
-    const first = queries[0];
-    if (first) out.push({ query: q, relevant: new Set(first.relevant) });
+  for (const qid of split.train) {
+    const query = byId.get(qid);
+    if (!query) continue;
+    const relevant = new Set<number>();
+    for (const pid of dataset.relevant.get(qid) ?? []) {
+      const o = ordinal.get(pid);
+      if (o !== undefined) relevant.add(o);
+    }
+    if (relevant.size > 0) out.push({ query, relevant });
   }
   return out;
 }
