@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from "node:path";
 import { KeywordIndex, type SerializedIndex } from "../core/inverted-index.js";
 import { type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../core/query-generator.js";
-import { ROUND_FILES, ROUND_FORMAT, ROUND_FORMAT_VERSION, type RoundItem, type RoundManifest } from "../core/round-format.js";
+import { contentHashInput, ROUND_FILES, ROUND_FORMAT, ROUND_FORMAT_VERSION, type RoundItem, type RoundManifest } from "../core/round-format.js";
 import type { Split } from "../core/split.js";
 
 export { ROUND_FILES, ROUND_FORMAT, ROUND_FORMAT_VERSION, type RoundItem, type RoundManifest };
@@ -81,7 +81,7 @@ export function writeRound(content: RoundContent, root = artifactsDir()): string
     writeFileSync(join(tmp, name), text);
     checksums[name] = sha256(text);
   }
-  const manifest: RoundManifest = {
+  const body = {
     format: ROUND_FORMAT,
     version: ROUND_FORMAT_VERSION,
     round: content.round,
@@ -95,7 +95,8 @@ export function writeRound(content: RoundContent, root = artifactsDir()): string
     },
     checksums,
     metrics: content.metrics ?? {},
-  };
+  } as const;
+  const manifest: RoundManifest = { ...body, contentHash: sha256(contentHashInput(body)) };
   writeFileSync(join(tmp, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
@@ -121,7 +122,11 @@ export function readManifest(dir: string): RoundManifest {
   if (m.version !== ROUND_FORMAT_VERSION) {
     throw new RoundError(`${path}: unsupported round format version ${String(m.version)} (this build reads ${ROUND_FORMAT_VERSION})`);
   }
-  return m as RoundManifest;
+  const full = m as RoundManifest;
+  const hash = sha256(contentHashInput(full));
+  // An altered manifest (other split, config or checksums) no longer matches the hash it states.
+  if (full.contentHash !== undefined && full.contentHash !== hash) throw new RoundError(`${path}: content hash mismatch`);
+  return { ...full, contentHash: hash };
 }
 
 export function readRound(round: number, root = artifactsDir()): Round {

@@ -99,3 +99,33 @@ describe("an LLM round", () => {
     expect(await count()).toBe(asked); // the open circuit does not call the endpoint
   }, 240_000);
 });
+
+describe("a rebuilt LLM round", () => {
+  it("with another query model is other content: publish refuses it instead of reporting it already published", async () => {
+    const synth = writeSyntheticWands(60);
+    const artifacts = mkdtempSync(join(tmpdir(), "cogr-llm-hash-"));
+    const state = mkdtempSync(join(tmpdir(), "cogr-llm-hash-state-"));
+    const env = { COGR_DATA: synth.dir, COGR_ARTIFACTS: artifacts };
+    const llm = await startOpenAiTestServer();
+    try {
+      expect(runScript("build-round.ts", ["--round", "0"], env).status).toBe(0);
+      const index = (queryModel: string) =>
+        runScriptAsync(
+          "index.ts",
+          ["--generator", "vllm", "--base-url", `${llm.url}/echo/v1`, "--model", "m", "--query-model", queryModel, "--round", "1", "--queries", "none"],
+          env,
+        );
+      expect((await index("query-a")).status).toBe(0);
+      const first = runScript("publish.ts", ["--round", "1", "--state", state], env);
+      expect(first.stdout).toMatch(/round 1 published/);
+      expect((await index("query-a")).status).toBe(0); // identical content, rebuilt
+      expect(runScript("publish.ts", ["--round", "1", "--state", state], env).stdout).toMatch(/round 1 was already published/);
+      expect((await index("query-b")).status).toBe(0); // same items and index, another query model
+      const other = runScript("publish.ts", ["--round", "1", "--state", state], env);
+      expect(other.status).toBe(2);
+      expect(other.stderr.split("\n")[0]).toBe("error: round 1 is already published with other content: unpublish it first (npm run unpublish -- --round 1)");
+    } finally {
+      await llm.close();
+    }
+  }, 240_000);
+});

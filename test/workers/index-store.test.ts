@@ -19,7 +19,7 @@ const rounds = await testRounds();
 
 const input = rounds.synthetic0;
 const index = KeywordIndex.deserialize(input.index);
-const round: RoundRef = { round: 0, contentHash: input.manifest.checksums["index.json"] as string, shardCount: 4 };
+const round: RoundRef = { round: 0, contentHash: (input.manifest.contentHash ?? input.manifest.checksums["index.json"]) as string, shardCount: 4 };
 const pending: Promise<unknown>[] = [];
 const waitUntil = (p: Promise<unknown>) => pending.push(p);
 

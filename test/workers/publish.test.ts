@@ -49,12 +49,13 @@ describe("publishing", () => {
   });
 
   it("refuses to overwrite a published round with other content", async () => {
-    const other = { ...round1, manifest: { ...round1.manifest, checksums: { ...round1.manifest.checksums, "index.json": "f".repeat(64) } } };
+    // Other content = another content hash (over every file, the split and the config: test/training/round-artifact.test.ts).
+    const other = { ...round1, manifest: { ...round1.manifest, contentHash: "f".repeat(64) } };
     await expect(publish(other)).rejects.toThrow(/already published with other content/);
   });
 
   it("replaces it when asked (npm start on local state), even while it serves", async () => {
-    const other = { ...round1, manifest: { ...round1.manifest, checksums: { ...round1.manifest.checksums, "index.json": "e".repeat(64) } } };
+    const other = { ...round1, manifest: { ...round1.manifest, contentHash: "e".repeat(64) } };
     const hash = async () => JSON.parse((await env.CATALOG.prepare("SELECT manifest FROM rounds WHERE round = 1").first("manifest")) as string).contentHash;
     const original = await hash();
     expect(await publishRound(target(), planPublish(other, 4), undefined, { replace: true })).toBe("replaced");

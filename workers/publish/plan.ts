@@ -71,8 +71,9 @@ export const queryGeneratorKey = (round: number, contentHash: string) => `qgen:$
 export function planPublish(input: PublishInput, shardCount: number, now = new Date()): PublishPlan {
   const { manifest, index } = input;
   const round = manifest.round;
-  const contentHash = manifest.checksums["index.json"];
-  if (!contentHash) throw new Error("round manifest has no checksum for index.json");
+  // Every file, the split and the config (core/round-format.ts); inputs built without a loader fall back to the index's checksum.
+  const contentHash = manifest.contentHash ?? manifest.checksums["index.json"];
+  if (!contentHash) throw new Error("round manifest has no content hash and no checksum for index.json");
   const byId = new Map(input.items.map((i) => [i.id, i]));
   const itemTuples = index.ids.map((id, ordinal) => {
     const it = byId.get(id);
