@@ -1,12 +1,20 @@
 /** The D1 databases and KV namespace of a wrangler environment, read with wrangler's own config reader. */
 import { unstable_readConfig } from "wrangler";
 
+export interface D1Config {
+  readonly binding: string;
+  readonly name: string;
+  /** Where its migrations live, and the table wrangler records applied ones in. */
+  readonly migrationsDir: string;
+  readonly migrationsTable: string;
+}
+
 export interface DeployConfig {
   readonly environment: string | undefined;
-  readonly catalog: { readonly binding: string; readonly name: string };
-  readonly shards: ReadonlyArray<{ readonly binding: string; readonly name: string }>;
+  readonly catalog: D1Config;
+  readonly shards: readonly D1Config[];
   /** Search and feedback events (experiments). */
-  readonly events: { readonly binding: string; readonly name: string };
+  readonly events: D1Config;
   readonly kv: { readonly binding: string; readonly id: string };
 }
 
@@ -14,10 +22,10 @@ export function readDeployConfig(environment?: string, configPath = "wrangler.to
   const config = unstable_readConfig({ config: configPath, env: environment });
   const d1 = config.d1_databases ?? [];
   const where = `${configPath}${environment ? ` [env.${environment}]` : ""}`;
-  const named = (binding: string) => {
+  const named = (binding: string): D1Config => {
     const db = d1.find((d: { binding: string; database_name?: string }) => d.binding === binding);
     if (!db?.database_name) throw new Error(`${where} has no D1 binding ${binding}`);
-    return { binding, name: db.database_name };
+    return { binding, name: db.database_name, migrationsDir: db.migrations_dir ?? "migrations", migrationsTable: db.migrations_table ?? "d1_migrations" };
   };
   const count = Number((config.vars as Record<string, unknown> | undefined)?.SHARD_COUNT ?? 0);
   if (!Number.isInteger(count) || count < 1) throw new Error(`${where}: SHARD_COUNT must be a positive integer`);

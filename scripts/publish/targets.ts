@@ -8,14 +8,14 @@
  *         `kv key put`), against Cloudflare with --remote, or against local
  *         state with --local (how the tests exercise this path).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getPlatformProxy } from "wrangler";
 import { sqlText } from "../../workers/publish/plan.js";
 import { type D1Like, d1Database, type KeyValueStore, type KvLike, kvStore, type PublishTarget, type SqlDatabase } from "../../workers/publish/target.js";
 import { wrangler } from "../wrangler.js";
-import type { DeployConfig } from "./deploy-config.js";
+import type { D1Config, DeployConfig } from "./deploy-config.js";
 
 export const DEFAULT_STATE_DIR = ".wrangler/state";
 
@@ -110,9 +110,43 @@ export function wranglerTarget(config: DeployConfig, opts: WranglerTargetOptions
 }
 
 /** `wrangler d1 migrations apply` for the catalogue, every shard and the events database. */
-export async function applyMigrations(config: DeployConfig, opts: WranglerTargetOptions): Promise<void> {
+/**
+ * Applies the D1 migrations through wrangler. Locally, only databases with a
+ * pending migration are touched: their applied list is read first through
+ * the bindings (about a second), where each wrangler call costs several, so
+ * `npm start` on a published state and a no-op publish stay fast. Remotely,
+ * wrangler decides (it applies nothing when nothing is pending).
+ */
+export async function applyMigrations(config: DeployConfig, opts: WranglerTargetOptions): Promise<{ applied: string[] }> {
   const scope = scopeArgs(config, opts);
-  for (const db of [config.catalog, ...config.shards, config.events]) {
-    await wrangler(["d1", "migrations", "apply", db.name, ...scope], { input: "y\n" });
+  const all = [config.catalog, ...config.shards, config.events];
+  const todo = opts.mode === "local" ? await pendingLocal(config, all, opts.stateDir ?? DEFAULT_STATE_DIR) : all;
+  for (const db of todo) await wrangler(["d1", "migrations", "apply", db.name, ...scope], { input: "y\n" });
+  return { applied: todo.map((d) => d.name) };
+}
+
+/** The local databases whose migrations folder holds a file their migrations table does not list. */
+async function pendingLocal(config: DeployConfig, dbs: readonly D1Config[], stateDir: string): Promise<D1Config[]> {
+  const proxy = await getPlatformProxy<Record<string, unknown>>({
+    configPath: "wrangler.toml",
+    ...(config.environment ? { environment: config.environment } : {}),
+    persist: { path: join(stateDir, "v3") },
+  });
+  try {
+    const out: D1Config[] = [];
+    for (const db of dbs) {
+      const files = existsSync(db.migrationsDir) ? readdirSync(db.migrationsDir).filter((f) => f.endsWith(".sql")) : [];
+      let applied = new Set<string>();
+      try {
+        const d1 = proxy.env[db.binding] as { prepare(sql: string): { all(): Promise<{ results: Array<{ name: string }> }> } };
+        applied = new Set((await d1.prepare(`SELECT name FROM ${db.migrationsTable}`).all()).results.map((r) => r.name));
+      } catch {
+        applied = new Set(); // no migrations table yet: everything is pending
+      }
+      if (files.some((f) => !applied.has(f))) out.push(db);
+    }
+    return out;
+  } finally {
+    await proxy.dispose();
   }
 }
