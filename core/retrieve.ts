@@ -105,6 +105,55 @@ export function scoreCandidates(
   return scores;
 }
 
+/** Does candidate a rank after candidate b? Score descending, then item ordinal ascending: a strict total order. */
+const ranksAfter = (scores: Float64Array, candidates: Uint32Array, a: number, b: number) =>
+  (scores[a] as number) < (scores[b] as number) || ((scores[a] as number) === (scores[b] as number) && (candidates[a] as number) > (candidates[b] as number));
+
+/**
+ * The first k candidate indices of the ranking, in rank order. For a page
+ * (k ≪ |I_ret(q)|) a bounded heap whose root is the worst kept candidate:
+ * O(n log k) instead of sorting all of I_ret(q). The order is total, so the
+ * result is exactly the full sort's first k (a property test checks it).
+ */
+export function rankTop(scores: Float64Array, candidates: Uint32Array, k: number): Uint32Array {
+  const n = candidates.length;
+  const cmp = (a: number, b: number) => (ranksAfter(scores, candidates, a, b) ? 1 : ranksAfter(scores, candidates, b, a) ? -1 : 0);
+  if (k >= n || k > n / 8) {
+    const order = new Uint32Array(n);
+    for (let j = 0; j < n; j++) order[j] = j;
+    order.sort(cmp);
+    return order.subarray(0, Math.min(k, n));
+  }
+  const heap = new Uint32Array(k);
+  let size = 0;
+  const after = (i: number, j: number) => ranksAfter(scores, candidates, heap[i] as number, heap[j] as number);
+  const swap = (i: number, j: number) => {
+    const t = heap[i] as number;
+    heap[i] = heap[j] as number;
+    heap[j] = t;
+  };
+  for (let c = 0; c < n && k > 0; c++) {
+    if (size < k) {
+      heap[size] = c;
+      // Sift up: the root holds the candidate that ranks last.
+      for (let i = size++; i > 0 && after(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
+    } else if (ranksAfter(scores, candidates, heap[0] as number, c)) {
+      heap[0] = c;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let worst = i;
+        if (l < size && after(l, worst)) worst = l;
+        if (r < size && after(r, worst)) worst = r;
+        if (worst === i) break;
+        swap(i, worst);
+        i = worst;
+      }
+    }
+  }
+  return heap.subarray(0, size).sort(cmp);
+}
+
 /** Ranks I_ret(q) by BM25, ties broken by item ordinal (= item id order), and returns one page. */
 export function executeQuery(plan: QueryPlan, fetched: FetchedPostings, stats: IndexStats, opts: PageOptions = {}): SearchPage {
   const lists: Uint32Array[] = [];
@@ -114,11 +163,10 @@ export function executeQuery(plan: QueryPlan, fetched: FetchedPostings, stats: I
   }
   const candidates = unionPostings(lists);
   const scores = scoreCandidates(candidates, plan.words, fetched.words, stats, opts.params);
-  const order = new Uint32Array(candidates.length);
-  for (let j = 0; j < order.length; j++) order[j] = j;
-  order.sort((a, b) => (scores[b] as number) - (scores[a] as number) || (candidates[a] as number) - (candidates[b] as number));
   const offset = opts.offset ?? 0;
-  const end = Math.min(order.length, offset + (opts.limit ?? Number.POSITIVE_INFINITY));
+  const want = offset + (opts.limit ?? Number.POSITIVE_INFINITY);
+  const order = rankTop(scores, candidates, Math.min(candidates.length, want));
+  const end = Math.min(order.length, want);
   const hits: Hit[] = [];
   for (let j = offset; j < end; j++) {
     const c = order[j] as number;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BM25_DEFAULTS } from "../../core/bm25.js";
 import { itemKeywordSet, KeywordIndex, type SerializedIndex } from "../../core/inverted-index.js";
 import { keywordWords } from "../../core/normalize.js";
-import { planQuery } from "../../core/retrieve.js";
+import { planQuery, rankTop } from "../../core/retrieve.js";
 
 const VOCAB = ["chair", "arm chair", "red", "red chair", "table", "oak table", "lamp", "desk lamp", "sofa", "Sofa-Bed"];
 
@@ -118,5 +118,32 @@ describe("retrieval (§2.1) and BM25 ranking", () => {
         { id: "1", name: "b", keywords: [] },
       ]),
     ).toThrow(/duplicate/);
+  });
+});
+
+describe("rankTop", () => {
+  it("equals the full sort's first k, ties included, for every k", () => {
+    fc.assert(
+      fc.property(
+        fc
+          .uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 300 })
+          .chain((ids) =>
+            fc.tuple(
+              fc.constant(ids),
+              fc.array(fc.constantFrom(0, 0.5, 1, 1.5, 2.25, 7), { minLength: ids.length, maxLength: ids.length }),
+              fc.nat({ max: ids.length + 3 }),
+            ),
+          ),
+        ([ids, raw, k]) => {
+          const candidates = Uint32Array.from([...ids].sort((a, b) => a - b));
+          const scores = Float64Array.from(raw);
+          const full = [...candidates.keys()].sort(
+            (a, b) => (scores[b] as number) - (scores[a] as number) || (candidates[a] as number) - (candidates[b] as number),
+          );
+          expect([...rankTop(scores, candidates, k)]).toEqual(full.slice(0, k));
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });
