@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { QUERY_KEYWORDS_FILE, readQueryKeywords } from "../../training/llm/query-keywords.js";
 import type { Round } from "../../training/round-artifact.js";
-import { type PublishPlan, planPublish } from "../../workers/publish/plan.js";
+import { keywordCacheKeyOf, type PublishPlan, planPublish } from "../../workers/publish/plan.js";
 import { type PublishOptions, type PublishOutcome, type PublishProgress, publishRound } from "../../workers/publish/publisher.js";
 import type { DeployConfig } from "./deploy-config.js";
 import type { OpenTarget } from "./targets.js";
@@ -29,7 +29,7 @@ function warmKeywordCache(round: Round, plan: PublishPlan): Array<[string, strin
   for (const line of readQueryKeywords(round.manifest.round, root).values()) {
     if (line.source !== "llm") continue; // fallbacks are not the round's answer
     const hash = createHash("sha256").update(normalizeKeyword(line.query)).digest("hex");
-    out.push([`kw:${plan.round}:${plan.manifest.contentHash.slice(0, 16)}:${hash}`, JSON.stringify({ keywords: line.keywords, source: "llm" })]);
+    out.push([keywordCacheKeyOf(plan.round, plan.manifest.contentHash, hash), JSON.stringify({ keywords: line.keywords, source: "llm" })]);
   }
   return out;
 }

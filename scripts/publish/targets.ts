@@ -23,12 +23,17 @@ export interface OpenTarget extends PublishTarget {
   dispose(): Promise<void>;
 }
 
-export async function localTarget(config: DeployConfig, stateDir = DEFAULT_STATE_DIR): Promise<OpenTarget> {
-  const proxy = await getPlatformProxy<Record<string, unknown>>({
+/** The bindings of the persisted local state `wrangler dev` reads. */
+function localBindings(config: DeployConfig, stateDir: string) {
+  return getPlatformProxy<Record<string, unknown>>({
     configPath: "wrangler.toml",
     ...(config.environment ? { environment: config.environment } : {}),
     persist: { path: join(stateDir, "v3") },
   });
+}
+
+export async function localTarget(config: DeployConfig, stateDir = DEFAULT_STATE_DIR): Promise<OpenTarget> {
+  const proxy = await localBindings(config, stateDir);
   const env = proxy.env;
   return {
     catalog: d1Database(env[config.catalog.binding] as D1Like),
@@ -127,11 +132,7 @@ export async function applyMigrations(config: DeployConfig, opts: WranglerTarget
 
 /** The local databases whose migrations folder holds a file their migrations table does not list. */
 async function pendingLocal(config: DeployConfig, dbs: readonly D1Config[], stateDir: string): Promise<D1Config[]> {
-  const proxy = await getPlatformProxy<Record<string, unknown>>({
-    configPath: "wrangler.toml",
-    ...(config.environment ? { environment: config.environment } : {}),
-    persist: { path: join(stateDir, "v3") },
-  });
+  const proxy = await localBindings(config, stateDir);
   try {
     const out: D1Config[] = [];
     for (const db of dbs) {

@@ -67,6 +67,8 @@ export function packInserts(head: string, tuples: Iterable<string>): string[] {
 }
 
 export const queryGeneratorKey = (round: number, contentHash: string) => `qgen:${round}:${contentHash.slice(0, 16)}`;
+/** The worker's cache key for a query's keywords: `queryDigest` is the sha-256 hex of the normalised query. */
+export const keywordCacheKeyOf = (round: number, contentHash: string, queryDigest: string) => `kw:${round}:${contentHash.slice(0, 16)}:${queryDigest}`;
 
 export function planPublish(input: PublishInput, shardCount: number, now = new Date()): PublishPlan {
   const { manifest, index } = input;

@@ -24,7 +24,7 @@ import { loadQueryGenerator, type QueryGenerator, type QueryGeneratorSpec, valid
 import { REWARD_LIMITS } from "../../core/reward.js";
 import { KeywordClient } from "../../llm/client.js";
 import type { ServingManifest } from "../publish/manifest.js";
-import { queryGeneratorKey } from "../publish/plan.js";
+import { keywordCacheKeyOf, queryGeneratorKey } from "../publish/plan.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { breakerFor, type CircuitBreaker } from "./llm-breaker.js";
 import { ByteLru } from "./store/lru.js";
@@ -51,7 +51,7 @@ export const FALLBACK_CACHE = { isolateTtlMs: 30_000, kvTtlS: 60 } as const;
 
 /** The KV key of a round's cached query keywords (`npm run publish` warms it from a round's precomputed keywords). */
 export async function keywordCacheKey(round: number, contentHash: string, query: string): Promise<string> {
-  return `kw:${round}:${contentHash.slice(0, 16)}:${await sha256Hex(normalizeKeyword(query))}`;
+  return keywordCacheKeyOf(round, contentHash, await sha256Hex(normalizeKeyword(query)));
 }
 
 type Cached = QueryKeywords & { readonly expiresAtMs?: number };
