@@ -9,7 +9,7 @@ const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export default defineConfig(async () => {
   const runsWorkers = !process.argv.some((a) => /test\/(core|training|node|contract|experiments)/.test(a));
-  const rounds = runsWorkers ? buildTestRounds() : null;
+  const rounds = runsWorkers ? await buildTestRounds() : null;
   const llm = runsWorkers ? await startOpenAiTestServer() : null;
   const fixtures = rounds ? await startFixtureServer({ rounds }) : "";
   const migrations = {

@@ -91,6 +91,9 @@ export function ngramDocumentFrequencies(items: Iterable<readonly Segment[]>, ma
   return df;
 }
 
+/** What the extractor asks of a df table. */
+export type DfLookup = Pick<ReadonlyMap<string, number>, "get">;
+
 export interface ExtractorOptions {
   readonly maxKeywords?: number;
   readonly maxNgram?: number;
@@ -102,7 +105,7 @@ export interface ExtractorOptions {
  * Top-M n-grams by Σ(field weight × count) × idf, idf = ln(N / df).
  * Ties go to the longer n-gram, then to code-unit order, so output is deterministic.
  */
-export function extractKeywords(segments: readonly Segment[], df: ReadonlyMap<string, number>, itemCount: number, opts: ExtractorOptions = {}): string[] {
+export function extractKeywords(segments: readonly Segment[], df: DfLookup, itemCount: number, opts: ExtractorOptions = {}): string[] {
   return scoreNgrams(segments, df, itemCount, opts)
     .slice(0, opts.maxKeywords ?? EXTRACTOR_DEFAULTS.maxKeywords)
     .map(([g]) => g);
@@ -111,7 +114,7 @@ export function extractKeywords(segments: readonly Segment[], df: ReadonlyMap<st
 /** Every eligible n-gram with its Σ(field weight × count) × idf score, best first. */
 export function scoreNgrams(
   segments: readonly Segment[],
-  df: ReadonlyMap<string, number>,
+  df: DfLookup,
   itemCount: number,
   opts: Omit<ExtractorOptions, "maxKeywords"> = {},
 ): Array<[string, number]> {

@@ -3,15 +3,11 @@
  * and the BM25 statistics. Built from per-item keyword sets; every item's set
  * also holds its own normalised name, the paper's {i} (§2.1).
  */
-import { fromBase64, toBase64 } from "./base64.js";
 import { getOrInsert } from "./collections.js";
 import { compareIds } from "./ids.js";
 import { keywordWords, normalizeKeyword } from "./normalize.js";
-import { decodeKeywordPosting, decodeWordPosting, encodeKeywordPosting, encodeWordPosting, type WordPosting } from "./postings.js";
+import type { WordPosting } from "./postings.js";
 import { executeQuery, type FetchedPostings, type IndexStats, type PageOptions, type QueryPlan, type SearchPage } from "./retrieve.js";
-
-export const INDEX_FORMAT = "cogr-index";
-export const INDEX_FORMAT_VERSION = 1;
 
 export interface ItemKeywords {
   readonly id: string;
@@ -28,16 +24,6 @@ export interface ItemKeywords {
 export interface BuildOptions {
   /** Add the item's normalised name to its keyword set ({i} in §2.1). Default true. */
   readonly includeName?: boolean;
-}
-
-export interface SerializedIndex {
-  readonly format: typeof INDEX_FORMAT;
-  readonly version: number;
-  readonly itemCount: number;
-  readonly totalLength: number;
-  readonly ids: readonly string[];
-  readonly keywords: ReadonlyArray<readonly [string, string]>;
-  readonly words: ReadonlyArray<readonly [string, string]>;
 }
 
 export class KeywordIndex implements IndexStats {
@@ -58,38 +44,19 @@ export class KeywordIndex implements IndexStats {
   }
 
   static build(items: readonly ItemKeywords[], opts: BuildOptions = {}): KeywordIndex {
-    const includeName = opts.includeName ?? true;
-    const sorted = [...items].sort((a, b) => compareIds(a.id, b.id));
-    const ids = sorted.map((it) => it.id);
-    for (let j = 1; j < ids.length; j++) {
-      if (ids[j] === ids[j - 1]) throw new RangeError(`duplicate item id: ${ids[j]}`);
-    }
-    const kwLists = new Map<string, number[]>();
-    const wordLists = new Map<string, { items: number[]; tfs: number[]; lengths: number[] }>();
-    let totalLength = 0;
-    sorted.forEach((item, ordinal) => {
-      const set = itemKeywordSet(item, includeName);
-      for (const k of set) {
-        getOrInsert(kwLists, k, () => []).push(ordinal);
-      }
-      const bag = item.bag ? item.bag.map(normalizeKeyword).filter((w) => w !== "") : set.flatMap(keywordWords);
-      totalLength += bag.length;
-      const tf = new Map<string, number>();
-      for (const w of bag) tf.set(w, (tf.get(w) ?? 0) + 1);
-      for (const [w, n] of tf) {
-        const l = getOrInsert(wordLists, w, () => ({ items: [] as number[], tfs: [] as number[], lengths: [] as number[] }));
-        l.items.push(ordinal);
-        l.tfs.push(n);
-        l.lengths.push(bag.length);
-      }
-    });
-    const kw = new Map<string, Uint32Array>();
-    for (const [k, l] of kwLists) kw.set(k, Uint32Array.from(l));
-    const words = new Map<string, WordPosting>();
-    for (const [w, l] of wordLists) {
-      words.set(w, { items: Uint32Array.from(l.items), tfs: Uint32Array.from(l.tfs), lengths: Uint32Array.from(l.lengths) });
-    }
-    return new KeywordIndex(ids, totalLength, kw, words);
+    const builder = new IndexBuilder(opts);
+    for (const item of [...items].sort((a, b) => compareIds(a.id, b.id))) builder.add(item);
+    return builder.finish();
+  }
+
+  /** An index from decoded postings (a round artifact's). */
+  static fromPostings(
+    ids: readonly string[],
+    totalLength: number,
+    keywords: ReadonlyMap<string, Uint32Array>,
+    words: ReadonlyMap<string, WordPosting>,
+  ): KeywordIndex {
+    return new KeywordIndex(ids, totalLength, keywords, words);
   }
 
   /** The postings a plan needs, as the worker fetches them from D1/KV. */
@@ -110,28 +77,57 @@ export class KeywordIndex implements IndexStats {
   search(plan: QueryPlan, opts?: PageOptions): SearchPage {
     return executeQuery(plan, this.fetch(plan), this, opts);
   }
+}
 
-  serialize(): SerializedIndex {
-    return {
-      format: INDEX_FORMAT,
-      version: INDEX_FORMAT_VERSION,
-      itemCount: this.ids.length,
-      totalLength: this.totalLength,
-      ids: this.ids,
-      keywords: [...this.keywordPostings].map(([k, p]) => [k, toBase64(encodeKeywordPosting(p))] as const),
-      words: [...this.wordPostings].map(([w, p]) => [w, toBase64(encodeWordPosting(p))] as const),
-    };
+/**
+ * Builds an index one item at a time, in ascending id order (the ordinal is
+ * the arrival position), so a streamed catalogue never has to be held whole.
+ * Postings grow as plain arrays: word postings interleave (item, tf, length).
+ */
+export class IndexBuilder {
+  private readonly includeName: boolean;
+  private readonly ids: string[] = [];
+  private readonly kwLists = new Map<string, number[]>();
+  private readonly wordLists = new Map<string, number[]>();
+  private totalLength = 0;
+
+  constructor(opts: BuildOptions = {}) {
+    this.includeName = opts.includeName ?? true;
   }
 
-  static deserialize(data: SerializedIndex): KeywordIndex {
-    if (data?.format !== INDEX_FORMAT) throw new Error(`not a ${INDEX_FORMAT} artifact`);
-    if (data.version !== INDEX_FORMAT_VERSION) {
-      throw new Error(`unsupported ${INDEX_FORMAT} version ${data.version} (this build reads ${INDEX_FORMAT_VERSION})`);
+  add(item: ItemKeywords): void {
+    const prev = this.ids[this.ids.length - 1];
+    if (prev !== undefined && compareIds(prev, item.id) >= 0) {
+      throw new RangeError(prev === item.id ? `duplicate item id: ${item.id}` : `items must arrive in ascending id order: ${item.id} after ${prev}`);
     }
-    if (data.ids.length !== data.itemCount) throw new Error("index item count does not match its ids");
-    const kw = new Map<string, Uint32Array>(data.keywords.map(([k, b]) => [k, decodeKeywordPosting(fromBase64(b))]));
-    const words = new Map<string, WordPosting>(data.words.map(([w, b]) => [w, decodeWordPosting(fromBase64(b))]));
-    return new KeywordIndex(data.ids, data.totalLength, kw, words);
+    const ordinal = this.ids.length;
+    this.ids.push(item.id);
+    const set = itemKeywordSet(item, this.includeName);
+    for (const k of set) getOrInsert(this.kwLists, k, () => []).push(ordinal);
+    const bag = item.bag ? item.bag.map(normalizeKeyword).filter((w) => w !== "") : set.flatMap(keywordWords);
+    this.totalLength += bag.length;
+    const tf = new Map<string, number>();
+    for (const w of bag) tf.set(w, (tf.get(w) ?? 0) + 1);
+    for (const [w, n] of tf) getOrInsert(this.wordLists, w, () => []).push(ordinal, n, bag.length);
+  }
+
+  finish(): KeywordIndex {
+    const kw = new Map<string, Uint32Array>();
+    for (const [k, l] of this.kwLists) kw.set(k, Uint32Array.from(l));
+    this.kwLists.clear();
+    const words = new Map<string, WordPosting>();
+    for (const [w, l] of this.wordLists) {
+      const n = l.length / 3;
+      const p = { items: new Uint32Array(n), tfs: new Uint32Array(n), lengths: new Uint32Array(n) };
+      for (let j = 0; j < n; j++) {
+        p.items[j] = l[3 * j] as number;
+        p.tfs[j] = l[3 * j + 1] as number;
+        p.lengths[j] = l[3 * j + 2] as number;
+      }
+      words.set(w, p);
+    }
+    this.wordLists.clear();
+    return KeywordIndex.fromPostings(this.ids, this.totalLength, kw, words);
   }
 }
 

@@ -15,6 +15,8 @@ export interface WordPosting {
   readonly items: Uint32Array;
   readonly tfs: Uint32Array;
   readonly lengths: Uint32Array;
+  /** The word's df when the arrays hold only some of its blocks (core/blocks.ts); else items.length. */
+  readonly df?: number;
 }
 
 function assertAscending(items: ArrayLike<number>): void {

@@ -7,10 +7,11 @@
  * trained policy or name an LLM; each kind is versioned and an unknown kind
  * or version is refused.
  */
-import { EXTRACTOR_DEFAULTS, extractKeywords, segmentText } from "./extract.js";
+import { EXTRACTOR_DEFAULTS, extractKeywords, segmentNgrams, segmentText } from "./extract.js";
 import { decodeQuery, queryCandidates } from "./policy.js";
 import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
 import { DECODING, type Decoding, PROMPTS, type PromptSet, validatePromptSet } from "./prompts.js";
+import { fmix32, fnv1a32 } from "./shard.js";
 
 export const QUERY_GENERATOR_FORMAT = "cogr-query-generator";
 export const QUERY_GENERATOR_VERSION = 1;
@@ -22,8 +23,14 @@ export interface ExtractorGeneratorSpec {
   readonly maxKeywords: number;
   readonly maxNgram: number;
   readonly itemCount: number;
-  /** Keyword → number of items whose keyword set holds it. */
+  /** Keyword → number of items whose keyword set holds it: all of them, or the head when `tail` is set. */
   readonly df: ReadonlyArray<readonly [string, number]>;
+  /**
+   * Set when the df table is over QUERY_GENERATOR_LIMITS.headKeywords: the
+   * rest (the rarer keywords) ships apart, in `buckets` values keyed by
+   * dfBucketOf, fetched per query term, so what an isolate parses stays bounded.
+   */
+  readonly tail?: { readonly keywords: number; readonly buckets: number };
 }
 
 export interface LlmGeneratorSpec {
@@ -46,6 +53,44 @@ export interface PolicyGeneratorSpec {
   readonly version: number;
   readonly kind: "lexical-policy";
   readonly policy: LexicalPolicySpec;
+}
+
+export const QUERY_GENERATOR_LIMITS = {
+  /** Keywords whose df ships inside the generator (about 2 MB of JSON, under 5 MB parsed). */
+  headKeywords: 50_000,
+  /** Tail keywords per df bucket, about 60 KB of JSON each. */
+  keywordsPerBucket: 2_000,
+} as const;
+
+export const dfBucketOf = (keyword: string, buckets: number) => fmix32(fnv1a32(keyword)) % buckets;
+
+/** Splits an extractor's df into the head it ships (the most frequent keywords) and the tail that ships apart. */
+export function splitExtractorDf(
+  spec: ExtractorGeneratorSpec,
+  limits: { headKeywords: number; keywordsPerBucket: number } = QUERY_GENERATOR_LIMITS,
+): { head: ExtractorGeneratorSpec; tail: Array<[string, number]> } {
+  if (spec.df.length <= limits.headKeywords) return { head: spec, tail: [] };
+  const byDf = [...spec.df].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const byKey = (xs: Array<readonly [string, number]>) => xs.sort((a, b) => (a[0] < b[0] ? -1 : 1)) as Array<[string, number]>;
+  const head = byKey(byDf.slice(0, limits.headKeywords));
+  const tail = byKey(byDf.slice(limits.headKeywords));
+  const buckets = Math.ceil(tail.length / limits.keywordsPerBucket);
+  return { head: { ...spec, df: head, tail: { keywords: tail.length, buckets } }, tail };
+}
+
+/** The n-grams of a query whose df an extractor with a tail must look up apart (those not in its head). */
+export function extractorTailTerms(spec: ExtractorGeneratorSpec, head: ReadonlyMap<string, number>, query: string): string[] {
+  if (!spec.tail) return [];
+  const out = new Set<string>();
+  for (const s of segmentText("name", query)) for (const g of segmentNgrams(s.words, spec.maxNgram)) if (!head.has(g)) out.add(g);
+  return [...out];
+}
+
+/** An extractor generator over its head df plus the tail df the caller fetched for this query. */
+export function extractorGenerator(spec: ExtractorGeneratorSpec, head: ReadonlyMap<string, number> = new Map(spec.df)) {
+  const opts = { maxKeywords: spec.maxKeywords, maxNgram: spec.maxNgram, minDf: 1 };
+  return (query: string, tail?: ReadonlyMap<string, number>) =>
+    extractKeywords(segmentText("name", query), tail && tail.size > 0 ? { get: (k: string) => head.get(k) ?? tail.get(k) } : head, spec.itemCount, opts);
 }
 
 export type QueryGeneratorSpec = ExtractorGeneratorSpec | LlmGeneratorSpec | PolicyGeneratorSpec;
@@ -109,7 +154,6 @@ export function loadQueryGenerator(spec: QueryGeneratorSpec): QueryGenerator | n
     const { params, vocab } = loadPolicy(spec.policy);
     return (query) => decodeQuery(params, queryCandidates(vocab, query), spec.policy.kMax);
   }
-  const df = new Map(spec.df);
-  const opts = { maxKeywords: spec.maxKeywords, maxNgram: spec.maxNgram, minDf: 1 };
-  return (query) => extractKeywords(segmentText("name", query), df, spec.itemCount, opts);
+  const generate = extractorGenerator(spec);
+  return (query) => generate(query);
 }

@@ -91,7 +91,7 @@ export function scoreCandidates(
   for (const w of words) {
     const p = postings.get(w);
     if (!p || p.items.length === 0) continue;
-    const idfW = idf(stats.itemCount, p.items.length);
+    const idfW = idf(stats.itemCount, p.df ?? p.items.length);
     // Both lists are sorted: a linear merge visits each posting once.
     let c = 0;
     for (let j = 0; j < p.items.length && c < candidates.length; j++) {

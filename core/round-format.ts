@@ -1,12 +1,31 @@
 /**
  * The round artifact's format: shared by the trainer that writes it, the
- * evaluator and the publisher that read it. Files live in artifacts/rounds/N/.
+ * evaluator and the publisher that read it. Files live in artifacts/rounds/N/,
+ * every one a stream of lines, so no file is ever one giant JSON string:
+ *
+ *   items.jsonl          one item a line, in ordinal (item id) order
+ *   postings.jsonl       a header line, then one posting a line in key order:
+ *                        [key, count, [[first, last, count, base64 block], …]]
+ *   query-generator.json the round's query-side generator (bounded in size)
+ *   query-df.jsonl       optional: the keyword df the generator's head leaves out
  */
+import { fromBase64, toBase64 } from "./base64.js";
+import { blockKeywordPosting, blockWordPosting, type PostingBlock } from "./blocks.js";
+import type { KeywordIndex } from "./inverted-index.js";
+import { keywordKey, wordKey } from "./shard.js";
 import type { Split } from "./split.js";
 
 export const ROUND_FORMAT = "cogr-round";
-export const ROUND_FORMAT_VERSION = 1;
-export const ROUND_FILES = { items: "items.jsonl", index: "index.json", queryGenerator: "query-generator.json" } as const;
+export const ROUND_FORMAT_VERSION = 2;
+export const ROUND_FILES = {
+  items: "items.jsonl",
+  index: "postings.jsonl",
+  queryGenerator: "query-generator.json",
+  queryDf: "query-df.jsonl",
+} as const;
+
+export const INDEX_FORMAT = "cogr-index";
+export const INDEX_FORMAT_VERSION = 2;
 
 export interface RoundItem {
   readonly id: string;
@@ -15,6 +34,24 @@ export interface RoundItem {
   readonly category: string;
   /** S_i, normalised, without the name (the index adds it). */
   readonly keywords: readonly string[];
+}
+
+/** The first line of postings.jsonl. */
+export interface IndexHeader {
+  readonly format: typeof INDEX_FORMAT;
+  readonly version: number;
+  readonly itemCount: number;
+  readonly totalLength: number;
+  readonly keywords: number;
+  readonly words: number;
+  readonly maxBlockBytes: number;
+}
+
+/** One posting of the round: its key (core/shard.ts), its length, and its blocks (core/blocks.ts). */
+export interface PostingEntry {
+  readonly key: string;
+  readonly count: number;
+  readonly blocks: readonly PostingBlock[];
 }
 
 export interface RoundManifest {
@@ -33,10 +70,9 @@ export interface RoundManifest {
    * split and the config (not the round number, createdAt or metrics, so
    * rebuilding identical content gives the same hash; serving keys carry the
    * round number beside it). Publish compares it to tell "already published"
-   * from "other content"; serving keys carry it. Absent in manifests written
-   * before it existed: the loader computes it.
+   * from "other content"; serving keys carry it.
    */
-  readonly contentHash?: string;
+  readonly contentHash: string;
 }
 
 /** The text contentHash is the sha-256 of (training/round-artifact.ts computes it; core has no hashing). */
@@ -45,4 +81,45 @@ export function contentHashInput(m: Pick<RoundManifest, "checksums" | "split" | 
     .sort()
     .map((name) => `${name} ${m.checksums[name]}`);
   return JSON.stringify({ files, split: m.split, config: m.config });
+}
+
+export function indexHeader(index: KeywordIndex, maxBlockBytes: number): IndexHeader {
+  return {
+    format: INDEX_FORMAT,
+    version: INDEX_FORMAT_VERSION,
+    itemCount: index.itemCount,
+    totalLength: index.totalLength,
+    keywords: index.keywordPostings.size,
+    words: index.wordPostings.size,
+    maxBlockBytes,
+  };
+}
+
+export function parseIndexHeader(line: string | undefined, where: string): IndexHeader {
+  const h = (line ? JSON.parse(line) : null) as Partial<IndexHeader> | null;
+  if (h?.format !== INDEX_FORMAT) throw new Error(`${where}: not a ${INDEX_FORMAT} file`);
+  if (h.version !== INDEX_FORMAT_VERSION)
+    throw new Error(`${where}: unsupported ${INDEX_FORMAT} version ${String(h.version)} (this build reads ${INDEX_FORMAT_VERSION})`);
+  return h as IndexHeader;
+}
+
+/** An index's postings, blocked, in key order (code units: every "k:" key before every "w:" key). */
+export function* indexPostings(index: KeywordIndex, maxBlockBytes: number): Generator<PostingEntry> {
+  for (const k of [...index.keywordPostings.keys()].sort()) {
+    const p = index.keywordPostings.get(k) as Uint32Array;
+    yield { key: keywordKey(k), count: p.length, blocks: blockKeywordPosting(p, maxBlockBytes) };
+  }
+  for (const w of [...index.wordPostings.keys()].sort()) {
+    const p = index.wordPostings.get(w);
+    if (p) yield { key: wordKey(w), count: p.items.length, blocks: blockWordPosting(p, maxBlockBytes) };
+  }
+}
+
+export function postingLine(e: PostingEntry): string {
+  return JSON.stringify([e.key, e.count, e.blocks.map((b) => [b.first, b.last, b.count, toBase64(b.data)])]);
+}
+
+export function parsePostingLine(line: string): PostingEntry {
+  const [key, count, blocks] = JSON.parse(line) as [string, number, Array<[number, number, number, string]>];
+  return { key, count, blocks: blocks.map(([first, last, n, data]) => ({ first, last, count: n, data: fromBase64(data) })) };
 }

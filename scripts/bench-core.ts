@@ -28,7 +28,7 @@ const ms = (x: number) => `${x.toFixed(3)} ms`;
 const SEP = "\u0001";
 
 runCli(async () => {
-  const dataset = loadWands(dataDir());
+  const dataset = await loadWands(dataDir());
   const round = buildRound0(dataset);
   const items = round.items;
   const rows: Array<Record<string, string>> = [];

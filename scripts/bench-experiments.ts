@@ -21,13 +21,14 @@ import { fnv1a32 } from "../core/shard.js";
 import { type Dataset, dataDir, loadWands } from "../training/data/wands.js";
 import { evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { listRounds, readRound } from "../training/round-artifact.js";
+import { memorySource } from "../workers/publish/source.js";
 import { type AdminClient, adminClient } from "./admin-client.js";
 import { printTable } from "./bench/stats.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
 import { readDeployConfig } from "./publish/deploy-config.js";
-import { planFor, publishTo } from "./publish/local.js";
+import { publishTo } from "./publish/local.js";
 import { applyMigrations, localTarget } from "./publish/targets.js";
 import { untilVerdict } from "./simulate/experiment-run.js";
 import { loadSimulationData, type SimulationCounts, simulateUsers } from "./simulate/traffic.js";
@@ -93,13 +94,24 @@ runCli(async () => {
   await applyMigrations(config, { mode: "local", stateDir: state });
   const r0 = readRound(control);
   // The degraded round: a seeded share of the control's keyword postings removed. The broken one: all of them.
-  const keptKeywords = r0.serializedIndex.keywords.filter(([k]) => fnv1a32(`drop:${k}`) / 2 ** 32 >= drop);
-  const degradedIndex = { ...r0.serializedIndex, keywords: keptKeywords };
-  const degraded = { ...r0, manifest: { ...r0.manifest, round: BENCH.degradedRound, metrics: {} }, serializedIndex: degradedIndex };
-  const broken = { ...r0, manifest: { ...r0.manifest, round: BENCH.brokenRound, metrics: {} }, serializedIndex: { ...r0.serializedIndex, keywords: [] } };
-  const dataset = loadWands(dataDir());
-  const f1 = { control: devF1(dataset, r0, r0.index), degraded: devF1(dataset, r0, KeywordIndex.deserialize(degradedIndex)) };
-  for (const r of [r0, readRound(treatment), degraded, broken]) await publishTo(await localTarget(config, state), planFor(r, config));
+  const withKeywords = (keep: (k: string) => boolean) =>
+    KeywordIndex.fromPostings(r0.index.ids, r0.index.totalLength, new Map([...r0.index.keywordPostings].filter(([k]) => keep(k))), r0.index.wordPostings);
+  const degradedIndex = withKeywords((k) => fnv1a32(`drop:${k}`) / 2 ** 32 >= drop);
+  // Derived rounds carry their own content hash (another index is other content).
+  const derived = (round: number, index: KeywordIndex) =>
+    memorySource({
+      ...r0,
+      index,
+      manifest: { ...r0.manifest, round, metrics: {}, contentHash: `${r0.manifest.contentHash.slice(0, 56)}${String(round).padStart(8, "0")}` },
+    });
+  const degraded = derived(BENCH.degradedRound, degradedIndex);
+  const broken = derived(
+    BENCH.brokenRound,
+    withKeywords(() => false),
+  );
+  const dataset = await loadWands(dataDir());
+  const f1 = { control: devF1(dataset, r0, r0.index), degraded: devF1(dataset, r0, degradedIndex) };
+  for (const r of [control, treatment, degraded, broken]) await publishTo(await localTarget(config, state), r, { incremental: false });
 
   const token = `bench-${Date.now()}`;
   // BENCH_VERBOSE=1 shows wrangler dev's output (the worker's logs, the guardrail's among them).
@@ -112,7 +124,7 @@ runCli(async () => {
   try {
     const url = server.url;
     const admin = adminClient(url, token);
-    const data = loadSimulationData(dataDir());
+    const data = await loadSimulationData(dataDir());
     const rows: Array<Record<string, string>> = [];
     const ratios: number[] = [];
     const pair = async (t: number, seed: number, max: number) => {

@@ -1,24 +1,26 @@
-/** `npm run build-round -- --round 0 [--seed S] [--dev-queries N]`: writes artifacts/rounds/0/. */
+/** `npm run build-round -- --round 0 [--seed S] [--dev-queries N]`: writes artifacts/rounds/0/, streaming the catalogue. */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { dataDir, loadWands } from "../training/data/wands.js";
-import { writeRound } from "../training/round-artifact.js";
-import { buildRound0 } from "../training/round0.js";
+import { dataDir } from "../training/data/wands.js";
+import { artifactsDir, writeRound } from "../training/round-artifact.js";
+import { buildRound0Streaming } from "../training/round0.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE = "npm run build-round -- --round 0 [--seed S] [--dev-queries N]";
 
-runCli(() => {
+runCli(async () => {
   const args = parseCli({ round: { type: "string" }, seed: { type: "string" }, "dev-queries": { type: "string" } }, USAGE);
   const round = intOption("round", args.round, -1);
   if (round !== 0) throw new UsageError(`only --round 0 is built here; later rounds come from \`npm run train\`\nusage: ${USAGE}`);
   const t0 = performance.now();
-  const dataset = loadWands(dataDir());
-  const content = buildRound0(dataset, {
+  mkdirSync(join(artifactsDir(), "rounds"), { recursive: true });
+  const content = await buildRound0Streaming(dataDir(), join(artifactsDir(), "rounds", `.items-${process.pid}.jsonl`), {
     seed: intOption("seed", args.seed, 42),
     ...(args["dev-queries"] !== undefined ? { devQueries: intOption("dev-queries", args["dev-queries"], 50) } : {}),
   });
   const dir = writeRound(content);
-  const s = dataset.labelStats;
+  const s = content.config.labelStats as { rows: number; droppedMissingProduct: number };
   console.log(
     `round 0 → ${dir}: ${content.index.itemCount} items, ${content.index.keywordPostings.size} keywords, ` +
       `${content.split.train.length}/${content.split.dev.length} train/dev queries; ` +

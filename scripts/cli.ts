@@ -29,6 +29,8 @@ export function intOption(name: string, value: string | undefined, fallback: num
 
 /** Runs a CLI entry point: any error becomes one line on stderr and exit code 2 (1 for usage). */
 export function runCli(main: () => Promise<void> | void): void {
+  // bench:scale reads each step's peak RSS from this line.
+  if (process.env.COGR_REPORT_RSS) process.on("exit", () => process.stderr.write(`peak-rss-kb ${process.resourceUsage().maxRSS}\n`));
   Promise.resolve()
     .then(main)
     .catch((e: unknown) => {

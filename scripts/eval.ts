@@ -2,13 +2,15 @@
  * `npm run eval -- --method bm25|keywords [--round N] [--split dev|train]
  *                  [--queries FILE --labels FILE] [--json]`
  */
+
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type MetricSummary, table2Row } from "../core/metrics.js";
 import { loadQueryGenerator } from "../core/query-generator.js";
-import { dataDir, loadLabels, loadQueries, loadWands, type Query } from "../training/data/wands.js";
+import { dataDir, loadLabels, loadQueries, loadWands, type Query, requireWandsFiles, WANDS_FILES } from "../training/data/wands.js";
 import { buildTextIndex, evaluateBm25, evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { llmQueryKeywords } from "../training/llm/evaluate-llm.js";
-import { readRound } from "../training/round-artifact.js";
+import { readManifest, readRoundIndex, roundDir, roundQueryGenerator, withDfTail } from "../training/round-artifact.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE = "npm run eval -- --method bm25|keywords [--round N] [--split dev|train] [--queries FILE --labels FILE] [--base-url URL] [--json]";
@@ -27,14 +29,28 @@ runCli(async () => {
     USAGE,
   );
   if (args.method !== "bm25" && args.method !== "keywords") throw new UsageError(`--method must be bm25 or keywords\nusage: ${USAGE}`);
-  const split = args.split ?? "dev";
-  if (split !== "dev" && split !== "train") throw new UsageError(`--split must be dev or train, got ${JSON.stringify(split)}`);
+  const which = args.split ?? "dev";
+  if (which !== "dev" && which !== "train") throw new UsageError(`--split must be dev or train, got ${JSON.stringify(which)}`);
   if ((args.queries === undefined) !== (args.labels === undefined)) throw new UsageError("--queries and --labels go together");
   const roundNo = intOption("round", args.round, 0);
   const t0 = performance.now();
-  const dataset = loadWands(dataDir());
   // The split comes from the round so every method is measured on the same queries.
-  const round = readRound(roundNo);
+  // The keyword method needs the round's index, the queries and the labels, never the products (it streams at any catalogue size).
+  const round = args.method === "keywords" ? readRoundIndex(roundNo) : null;
+  const dir = dataDir();
+  requireWandsFiles(dir);
+  const dataset =
+    args.method === "keywords"
+      ? await (async () => {
+          const ids = new Set((round as { index: { ids: readonly string[] } }).index.ids);
+          const queries = await loadQueries(join(dir, WANDS_FILES.queries));
+          return { queries, relevant: (await loadLabels(join(dir, WANDS_FILES.labels), ids)).relevant, productIds: ids, products: null };
+        })()
+      : await (async () => {
+          const d = await loadWands(dir);
+          return { ...d, productIds: new Set(d.products.map((p) => p.id)) };
+        })();
+  const split = readManifest(roundDir(roundNo)).split;
   const byId = new Map(dataset.queries.map((q) => [q.id, q]));
   const pick = (ids: readonly string[]) => ids.map((id) => byId.get(id)).filter((q): q is Query => q !== undefined);
 
@@ -43,29 +59,31 @@ runCli(async () => {
   let tuneQueries: readonly Query[];
   let label: string;
   if (args.queries !== undefined && args.labels !== undefined) {
-    evalQueries = loadQueries(args.queries);
-    relevant = loadLabels(args.labels, new Set(dataset.products.map((p) => p.id))).relevant;
+    evalQueries = await loadQueries(args.queries);
+    relevant = (await loadLabels(args.labels, dataset.productIds)).relevant;
     const given = new Set(evalQueries.map((q) => q.id));
     tuneQueries = dataset.queries.filter((q) => !given.has(q.id));
     label = args.queries;
   } else {
-    evalQueries = pick(split === "dev" ? round.manifest.split.dev : round.manifest.split.train);
-    tuneQueries = pick(round.manifest.split.train);
-    label = split;
+    evalQueries = pick(which === "dev" ? split.dev : split.train);
+    tuneQueries = pick(split.train);
+    label = which;
   }
 
   let summary: MetricSummary;
   let extra = "";
-  if (args.method === "keywords") {
+  if (round) {
+    const { spec, tail } = roundQueryGenerator(round.dir, round.manifest);
+    const queryGenerator = tail ? withDfTail(spec, tail) : spec;
     const generate =
-      round.queryGenerator.kind === "llm"
-        ? await llmQueryKeywords(roundNo, round.queryGenerator, evalQueries, args["base-url"] ?? process.env.LLM_BASE_URL)
-        : loadQueryGenerator(round.queryGenerator);
+      queryGenerator.kind === "llm"
+        ? await llmQueryKeywords(roundNo, queryGenerator, evalQueries, args["base-url"] ?? process.env.LLM_BASE_URL)
+        : loadQueryGenerator(queryGenerator);
     if (!generate) throw new Error(`round ${roundNo} has no query generator to evaluate`);
     const { queries, leftOut } = toEvalQueries(evalQueries, relevant, round.index);
     summary = evaluateKeywords(round.index, generate, queries, leftOut);
   } else {
-    const text = buildTextIndex(dataset.products);
+    const text = buildTextIndex(dataset.products ?? []);
     const tune = toEvalQueries(tuneQueries, dataset.relevant, text).queries;
     const { queries, leftOut } = toEvalQueries(evalQueries, relevant, text);
     const r = evaluateBm25(text, tune, queries, leftOut);

@@ -56,7 +56,7 @@ runCli(async () => {
     concurrency: intOption("concurrency", args.concurrency, BATCH_DEFAULTS.concurrency, 1),
     attempts: intOption("attempts", args.attempts, BATCH_DEFAULTS.attempts, 1),
   };
-  const dataset = loadWands(dataDir());
+  const dataset = await loadWands(dataDir());
   const from = readRound(fromRound);
   const which = args.queries ?? "dev";
   const byId = new Map(dataset.queries.map((q) => [q.id, q]));
@@ -66,7 +66,7 @@ runCli(async () => {
   else if (which === "dev") queries = pick(from.manifest.split.dev);
   else if (which === "train") queries = pick(from.manifest.split.train);
   else if (which === "all") queries = dataset.queries;
-  else if (existsSync(which)) queries = loadQueries(which);
+  else if (existsSync(which)) queries = await loadQueries(which);
   else throw new UsageError(`--queries must be none, dev, train, all or a query file (${JSON.stringify(which)} does not exist)`);
 
   const t0 = performance.now();

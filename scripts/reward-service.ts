@@ -21,7 +21,7 @@ runCli(async () => {
   const port = intOption("port", args.port, 8377, 1);
   const host = args.host ?? "127.0.0.1";
   await assertPortFree(port, host);
-  const env = loadEnvironment(loadWands(dataDir()), args.side, intOption("round", args.round, 0));
+  const env = loadEnvironment(await loadWands(dataDir()), args.side, intOption("round", args.round, 0));
   const server = serve({ fetch: rewardApp(env, token).fetch, port, hostname: host });
   console.log(`reward service (${env.side} side, round ${env.round}: ${env.items} items, ${env.queries} training queries) on http://${host}:${port}`);
   const stop = () => server.close(() => process.exit(0));

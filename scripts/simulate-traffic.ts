@@ -31,7 +31,7 @@ runCli(async () => {
   const searchesPerUser = intOption("searches-per-user", args["searches-per-user"], 3, 1);
   const seed = intOption("seed", args.seed, 1);
   const concurrency = intOption("concurrency", args.concurrency, 16, 1);
-  const data = loadSimulationData(dataDir());
+  const data = await loadSimulationData(dataDir());
   const started = Date.now();
   if (args["until-verdict"]) {
     const outcome = await untilVerdict(adminClient(url), url, data, {

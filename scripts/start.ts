@@ -7,17 +7,17 @@
  * A port that is taken is refused first; "serving" is said only once this
  * run's own server answers (see dev-server.ts).
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { dataDir, loadWands, WANDS_FILES } from "../training/data/wands.js";
-import { listRounds, readRound, writeRound } from "../training/round-artifact.js";
-import { buildRound0 } from "../training/round0.js";
+import { dataDir, WANDS_FILES } from "../training/data/wands.js";
+import { artifactsDir, listRounds, writeRound } from "../training/round-artifact.js";
+import { buildRound0Streaming } from "../training/round0.js";
 import { servingRounds } from "../workers/publish/publisher.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
 import { readDeployConfig } from "./publish/deploy-config.js";
-import { planFor, publishTo } from "./publish/local.js";
+import { publishTo } from "./publish/local.js";
 import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "./publish/targets.js";
 
 const USAGE = "npm start [-- --port 8787 --state .wrangler/state]";
@@ -36,14 +36,15 @@ runCli(async () => {
       throw new Error(`no WANDS data in ${dir}: run \`npm run data\`, or set COGR_DATA to a folder with product.csv, query.csv and label.csv`);
     }
     console.log(`building round 0 from ${dir} …`);
-    writeRound(buildRound0(loadWands(dir)));
+    mkdirSync(join(artifactsDir(), "rounds"), { recursive: true });
+    writeRound(await buildRound0Streaming(dir, join(artifactsDir(), "rounds", `.items-${process.pid}.jsonl`)));
     round = 0;
   }
   const config = readDeployConfig();
   console.log(`publishing round ${round} locally …`);
   await applyMigrations(config, { mode: "local", stateDir });
   // Local state is a development cache of the artifacts: a re-trained round replaces the one published under its number.
-  const outcome = await publishTo(await localTarget(config, stateDir), planFor(readRound(round), config), undefined, { replace: true });
+  const { outcome } = await publishTo(await localTarget(config, stateDir), round, { replace: true });
   const said = { unchanged: "is already published", published: "published", replaced: "published (it replaced an earlier round with that number)" } as const;
   console.log(`round ${round} ${said[outcome]}`);
   // An experiment, or the outcome of the last one, decides what serves; say which rounds that is.

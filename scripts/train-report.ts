@@ -30,7 +30,7 @@ const cells = (s: MetricSummary) => Object.values(table2Row(s)).map((v) => v.toF
 
 runCli(async () => {
   const root = artifactsDir();
-  const dataset = loadWands(dataDir());
+  const dataset = await loadWands(dataDir());
   const rounds = listRounds(root);
   if (rounds.length === 0) throw new Error(`no rounds under ${root}: run \`npm run build-round -- --round 0\` and \`npm run train\``);
   const ckptPath = join(root, "train", "lexical", "checkpoint.json");

@@ -7,7 +7,7 @@ import { intOption, UsageError } from "./cli.js";
 
 export const VERL_DEFAULTS = { model: "Qwen/Qwen3-4B-Instruct-2507", rayNodes: 2 } as const;
 
-export function writeVerlBundle(args: Record<string, string | boolean | undefined>, usage: string): void {
+export async function writeVerlBundle(args: Record<string, string | boolean | undefined>, usage: string): Promise<void> {
   const side = args.side;
   if (side !== "query" && side !== "item" && side !== "sft") throw new UsageError(`--side must be query, item or sft\nusage: ${usage}`);
   if (typeof args.out !== "string" || args.out === "") throw new UsageError(`--out is required (e.g. jobs/q0)\nusage: ${usage}`);
@@ -16,7 +16,7 @@ export function writeVerlBundle(args: Record<string, string | boolean | undefine
   const model = typeof args.model === "string" ? args.model : VERL_DEFAULTS.model;
   const servedName = typeof args["served-name"] === "string" ? args["served-name"] : `cogr-${side}-r${round}`;
   const rayNodes = intOption("ray-nodes", typeof args["ray-nodes"] === "string" ? args["ray-nodes"] : undefined, VERL_DEFAULTS.rayNodes, 1);
-  const dataset = loadWands(dataDir());
+  const dataset = await loadWands(dataDir());
   const r = readRound(round);
   const opts = { out: args.out, model, servedName, rayNodes };
   const m = side === "sft" ? writeSftBundle(dataset, r, opts) : writeGrpoBundle(dataset, r, side, opts);

@@ -32,7 +32,7 @@ function ablationName(a: Ablations): string | null {
   return parts.length > 0 ? parts.join("+") : null;
 }
 
-runCli(() => {
+runCli(async () => {
   const args = parseCli(
     {
       backend: { type: "string" },
@@ -56,7 +56,7 @@ runCli(() => {
   );
   const backend = args.backend ?? "lexical";
   if (backend === "verl") {
-    writeVerlBundle(args, VERL_USAGE);
+    await writeVerlBundle(args, VERL_USAGE);
     return;
   }
   if (backend !== "lexical") throw new UsageError(`unknown --backend ${JSON.stringify(backend)}\nusage: ${USAGE}`);
@@ -74,7 +74,7 @@ runCli(() => {
   const rounds = intOption("rounds", args.rounds, TRAIN_DEFAULTS.rounds, 1);
   const seed = intOption("seed", args.seed, TRAIN_DEFAULTS.seed);
 
-  const dataset = loadWands(dataDir());
+  const dataset = await loadWands(dataDir());
   if (!existsSync(join(roundDir(fromRound, root), "manifest.json"))) {
     if (fromRound !== 0) throw new Error(`no round ${fromRound} under ${root}: train it first`);
     // Round 0 is the extractor's: build it (or copy the main one's split) where this run starts.

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Rng } from "../core/rng.js";
+import { PRODUCT_HEADER } from "../training/data/wands.js";
 
 const TYPES = ["chair", "table", "lamp", "sofa", "bed", "rug"];
 const MATERIALS = ["wood", "metal", "velvet", "glass"];
@@ -17,18 +18,6 @@ export interface SynthFiles {
   productCount: number;
   queryCount: number;
 }
-
-const PRODUCT_HEADER = [
-  "product_id",
-  "product_name",
-  "product_class",
-  "category hierarchy",
-  "product_description",
-  "product_features",
-  "rating_count",
-  "average_rating",
-  "review_count",
-];
 
 /** Writes product.csv, query.csv and label.csv for `products` synthetic products into a new temp folder. */
 export function writeSyntheticWands(products = 120, seed = 7): SynthFiles {

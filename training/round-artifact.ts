@@ -1,22 +1,36 @@
 /**
  * The round artifact: everything `eval`, `publish` and the next training
- * round need, in one folder `artifacts/rounds/N/`.
- *
- *   manifest.json         format, version, round, split, config, counts, checksums, metrics
- *   items.jsonl           one item a line: id, name, class, category, keywords (S_i)
- *   index.json            the serialised KeywordIndex (core's format)
- *   query-generator.json  the round's query-side generator
- *
- * The manifest is written last, so a folder without one is an unfinished
- * round. Loaders check every checksum and reject unknown versions.
+ * round need, in one folder `artifacts/rounds/N/` (files: core/round-format.ts).
+ * Every file is written and read as a stream of lines and checksummed while
+ * streaming. The manifest is written last, so a folder without one is an
+ * unfinished round. Loaders check every checksum and reject unknown versions.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { KeywordIndex, type SerializedIndex } from "../core/inverted-index.js";
-import { type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../core/query-generator.js";
-import { contentHashInput, ROUND_FILES, ROUND_FORMAT, ROUND_FORMAT_VERSION, type RoundItem, type RoundManifest } from "../core/round-format.js";
+import { BLOCK_LIMITS, joinKeywordBlocks, joinWordBlocks } from "../core/blocks.js";
+import { compareIds } from "../core/ids.js";
+import { KeywordIndex } from "../core/inverted-index.js";
+import type { WordPosting } from "../core/postings.js";
+import { type ExtractorGeneratorSpec, type QueryGeneratorSpec, splitExtractorDf, validateQueryGeneratorSpec } from "../core/query-generator.js";
+import {
+  contentHashInput,
+  type IndexHeader,
+  indexHeader,
+  indexPostings,
+  type PostingEntry,
+  parseIndexHeader,
+  parsePostingLine,
+  postingLine,
+  ROUND_FILES,
+  ROUND_FORMAT,
+  ROUND_FORMAT_VERSION,
+  type RoundItem,
+  type RoundManifest,
+} from "../core/round-format.js";
+import { POSTING_PREFIX } from "../core/shard.js";
 import type { Split } from "../core/split.js";
+import { LineWriter, readCheckedLines, readLines } from "./jsonl.js";
 
 export { ROUND_FILES, ROUND_FORMAT, ROUND_FORMAT_VERSION, type RoundItem, type RoundManifest };
 
@@ -25,8 +39,10 @@ export interface Round {
   readonly manifest: RoundManifest;
   readonly items: readonly RoundItem[];
   readonly index: KeywordIndex;
-  /** The index file as stored, for the publisher. */
-  readonly serializedIndex: SerializedIndex;
+  /**
+   * The round's query generator for in-process use: an extractor's df is
+   * whole here (head and query-df.jsonl joined); the served copy keeps them apart.
+   */
   readonly queryGenerator: QueryGeneratorSpec;
 }
 
@@ -56,12 +72,33 @@ export interface RoundContent {
   readonly round: number;
   readonly split: Split;
   readonly config: Record<string, unknown>;
+  /** The items, any order. */
   readonly items: readonly RoundItem[];
+  /** Instead of `items`: a file of their lines already in id order (a streamed build writes it; it is moved into the round). */
+  readonly itemsFile?: string;
   readonly index: KeywordIndex;
   readonly queryGenerator: QueryGeneratorSpec;
   readonly metrics?: Record<string, unknown>;
   /** Further files of the round (e.g. the trained policies), checksummed like the rest. */
   readonly extraFiles?: Readonly<Record<string, string>>;
+}
+
+export const ROUND_LIMITS = { maxBlockBytes: BLOCK_LIMITS.maxBlockBytes } as const;
+
+function writeItems(content: RoundContent, path: string): string {
+  if (content.itemsFile) {
+    renameSync(content.itemsFile, path);
+    return sha256File(path);
+  }
+  const out = new LineWriter(path);
+  for (const item of [...content.items].sort((a, b) => compareIds(a.id, b.id))) out.line(JSON.stringify(item));
+  return out.close();
+}
+
+function sha256File(path: string): string {
+  const h = createHash("sha256");
+  for (const _line of readLines(path, h));
+  return h.digest("hex");
 }
 
 /** Writes into a temporary folder, then renames it into place: a crash leaves no half round. */
@@ -70,13 +107,24 @@ export function writeRound(content: RoundContent, root = artifactsDir()): string
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  const files: Record<string, string> = {
-    [ROUND_FILES.items]: `${content.items.map((i) => JSON.stringify(i)).join("\n")}\n`,
-    [ROUND_FILES.index]: JSON.stringify(content.index.serialize()),
-    [ROUND_FILES.queryGenerator]: JSON.stringify(content.queryGenerator),
-    ...content.extraFiles,
-  };
   const checksums: Record<string, string> = {};
+  checksums[ROUND_FILES.items] = writeItems(content, join(tmp, ROUND_FILES.items));
+  const postings = new LineWriter(join(tmp, ROUND_FILES.index));
+  postings.line(JSON.stringify(indexHeader(content.index, ROUND_LIMITS.maxBlockBytes)));
+  for (const e of indexPostings(content.index, ROUND_LIMITS.maxBlockBytes)) postings.line(postingLine(e));
+  checksums[ROUND_FILES.index] = postings.close();
+  let generator = content.queryGenerator;
+  if (generator.kind === "extractor" || (generator.kind === "llm" && generator.policy?.kind === "extractor")) {
+    const extractor = (generator.kind === "extractor" ? generator : generator.policy) as ExtractorGeneratorSpec;
+    const { head, tail } = splitExtractorDf(extractor);
+    if (tail.length > 0) {
+      const out = new LineWriter(join(tmp, ROUND_FILES.queryDf));
+      for (const pair of tail) out.line(JSON.stringify(pair));
+      checksums[ROUND_FILES.queryDf] = out.close();
+      generator = generator.kind === "extractor" ? head : { ...generator, policy: head };
+    }
+  }
+  const files: Record<string, string> = { [ROUND_FILES.queryGenerator]: JSON.stringify(generator), ...content.extraFiles };
   for (const [name, text] of Object.entries(files)) {
     writeFileSync(join(tmp, name), text);
     checksums[name] = sha256(text);
@@ -120,29 +168,94 @@ export function readManifest(dir: string): RoundManifest {
   const m = JSON.parse(readFileSync(path, "utf8")) as Partial<RoundManifest>;
   if (m.format !== ROUND_FORMAT) throw new RoundError(`${path}: not a ${ROUND_FORMAT} manifest`);
   if (m.version !== ROUND_FORMAT_VERSION) {
-    throw new RoundError(`${path}: unsupported round format version ${String(m.version)} (this build reads ${ROUND_FORMAT_VERSION})`);
+    throw new RoundError(`${path}: unsupported round format version ${String(m.version)} (this build reads ${ROUND_FORMAT_VERSION}; rebuild the round)`);
   }
   const full = m as RoundManifest;
-  const hash = sha256(contentHashInput(full));
   // An altered manifest (other split, config or checksums) no longer matches the hash it states.
-  if (full.contentHash !== undefined && full.contentHash !== hash) throw new RoundError(`${path}: content hash mismatch`);
-  return { ...full, contentHash: hash };
+  if (full.contentHash !== sha256(contentHashInput(full))) throw new RoundError(`${path}: content hash mismatch`);
+  return full;
+}
+
+/** A round file's lines, checked against the manifest's checksum once read to the end. */
+export function roundLines(dir: string, manifest: RoundManifest, name: string): Generator<string> {
+  const path = join(dir, name);
+  if (!existsSync(path)) throw new RoundError(`${path}: file missing`);
+  return readCheckedLines(path, manifest.checksums[name], path);
+}
+
+/** Items in ordinal order, streamed. */
+export function* roundItems(dir: string, manifest: RoundManifest): Generator<RoundItem> {
+  for (const line of roundLines(dir, manifest, ROUND_FILES.items)) if (line !== "") yield JSON.parse(line) as RoundItem;
+}
+
+/** The index header, then every posting in key order, streamed. */
+export function roundPostings(dir: string, manifest: RoundManifest): { header: IndexHeader; postings: Generator<PostingEntry> } {
+  const lines = roundLines(dir, manifest, ROUND_FILES.index);
+  const header = parseIndexHeader(lines.next().value as string | undefined, join(dir, ROUND_FILES.index));
+  function* rest(): Generator<PostingEntry> {
+    for (const line of lines) if (line !== "") yield parsePostingLine(line);
+  }
+  return { header, postings: rest() };
+}
+
+/** The served query generator (head only) and, when the round has one, its df tail. */
+export function roundQueryGenerator(dir: string, manifest: RoundManifest): { spec: QueryGeneratorSpec; tail: Generator<[string, number]> | null } {
+  const path = join(dir, ROUND_FILES.queryGenerator);
+  const text = readFileSync(path, "utf8");
+  if (sha256(text) !== manifest.checksums[ROUND_FILES.queryGenerator]) throw new RoundError(`${path}: checksum mismatch`);
+  const spec = validateQueryGeneratorSpec(JSON.parse(text));
+  if (!manifest.checksums[ROUND_FILES.queryDf]) return { spec, tail: null };
+  const lines = roundLines(dir, manifest, ROUND_FILES.queryDf);
+  return {
+    spec,
+    tail: (function* () {
+      for (const line of lines) if (line !== "") yield JSON.parse(line) as [string, number];
+    })(),
+  };
+}
+
+/** The round's index alone (what eval needs): its postings decoded, item ids from items.jsonl. */
+export function readRoundIndex(round: number, root = artifactsDir()): { dir: string; manifest: RoundManifest; index: KeywordIndex; items: RoundItem[] | null } {
+  return loadRound(round, root, false);
+}
+
+function loadRound(round: number, root: string, keepItems: boolean) {
+  const dir = roundDir(round, root);
+  const manifest = readManifest(dir);
+  const ids: string[] = [];
+  const items: RoundItem[] | null = keepItems ? [] : null;
+  for (const it of roundItems(dir, manifest)) {
+    ids.push(it.id);
+    items?.push(it);
+  }
+  const { header, postings } = roundPostings(dir, manifest);
+  if (header.itemCount !== ids.length) throw new RoundError(`${join(dir, ROUND_FILES.index)}: ${header.itemCount} items, items.jsonl holds ${ids.length}`);
+  const keywords = new Map<string, Uint32Array>();
+  const words = new Map<string, WordPosting>();
+  for (const e of postings) {
+    if (e.key.startsWith(POSTING_PREFIX.keyword)) keywords.set(e.key.slice(POSTING_PREFIX.keyword.length), joinKeywordBlocks(e.blocks));
+    else {
+      const { df: _df, ...p } = joinWordBlocks(e.blocks);
+      words.set(e.key.slice(POSTING_PREFIX.word.length), p);
+    }
+  }
+  return { dir, manifest, index: KeywordIndex.fromPostings(ids, header.totalLength, keywords, words), items };
 }
 
 export function readRound(round: number, root = artifactsDir()): Round {
-  const dir = roundDir(round, root);
-  const manifest = readManifest(dir);
-  const text = (name: string) => {
-    const t = readFileSync(join(dir, name), "utf8");
-    if (sha256(t) !== manifest.checksums[name]) throw new RoundError(`${join(dir, name)}: checksum mismatch`);
-    return t;
+  const { dir, manifest, index, items } = loadRound(round, root, true);
+  const { spec, tail } = roundQueryGenerator(dir, manifest);
+  return { dir, manifest, items: items as RoundItem[], index, queryGenerator: tail ? withDfTail(spec, tail) : spec };
+}
+
+/** The generator with its df whole again (in-process use). */
+export function withDfTail(spec: QueryGeneratorSpec, tail: Iterable<[string, number]>): QueryGeneratorSpec {
+  const join = (e: ExtractorGeneratorSpec): ExtractorGeneratorSpec => {
+    const df = [...e.df, ...tail].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    const { tail: _t, ...rest } = e;
+    return { ...rest, df };
   };
-  const items = text(ROUND_FILES.items)
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as RoundItem);
-  const serializedIndex = JSON.parse(text(ROUND_FILES.index)) as SerializedIndex;
-  const index = KeywordIndex.deserialize(serializedIndex);
-  const queryGenerator = validateQueryGeneratorSpec(JSON.parse(text(ROUND_FILES.queryGenerator)));
-  return { dir, manifest, items, index, serializedIndex, queryGenerator };
+  if (spec.kind === "extractor") return join(spec);
+  if (spec.kind === "llm" && spec.policy?.kind === "extractor") return { ...spec, policy: join(spec.policy) };
+  return spec;
 }

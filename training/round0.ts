@@ -3,12 +3,14 @@
  * Items get the extractor's top-M n-grams; the query side ships the same
  * extractor, limited to the keywords the item side emitted.
  */
-import { EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies } from "../core/extract.js";
-import { KeywordIndex } from "../core/inverted-index.js";
+import { join } from "node:path";
+import { EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies, segmentNgrams } from "../core/extract.js";
+import { IndexBuilder, KeywordIndex } from "../core/inverted-index.js";
 import { extractorSpec, loadQueryGenerator } from "../core/query-generator.js";
 import { SPLIT_DEFAULTS, type Split, splitQueries } from "../core/split.js";
-import type { Dataset } from "./data/wands.js";
+import { DataError, type Dataset, loadLabels, loadQueries, requireWandsFiles, streamProducts, WANDS_FILES } from "./data/wands.js";
 import { evaluateKeywords, toEvalQueries } from "./evaluate.js";
+import { LineWriter } from "./jsonl.js";
 import type { RoundContent, RoundItem } from "./round-artifact.js";
 
 export interface Round0Options {
@@ -30,11 +32,52 @@ export function extractItemKeywords(dataset: Pick<Dataset, "products">): RoundIt
 }
 
 export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundContent {
+  const items = extractItemKeywords(dataset);
+  return round0Content(KeywordIndex.build(items), { items }, dataset, opts);
+}
+
+/**
+ * Round 0 of a catalogue streamed from disk, in two passes over product.csv:
+ * the n-gram df first, then each item's keywords, written to a line file and
+ * added to the index as it goes. What is held is the df table, the index and
+ * the labels, never the products. Products must come in ascending id order
+ * (WANDS and `npm run synth` write them so); otherwise use buildRound0.
+ */
+export async function buildRound0Streaming(dir: string, itemsFile: string, opts: Round0Options = {}): Promise<RoundContent> {
+  requireWandsFiles(dir);
+  const path = join(dir, WANDS_FILES.products);
+  const df = new Map<string, number>();
+  const ids = new Set<string>();
+  for await (const p of streamProducts(path)) {
+    if (ids.has(p.id)) throw new DataError(`${path}: duplicate product_id ${p.id}`);
+    ids.add(p.id);
+    const seen = new Set<string>();
+    for (const seg of itemSegments(p)) for (const g of segmentNgrams(seg.words, EXTRACTOR_DEFAULTS.maxNgram)) seen.add(g);
+    for (const g of seen) df.set(g, (df.get(g) ?? 0) + 1);
+  }
+  const builder = new IndexBuilder();
+  const out = new LineWriter(itemsFile);
+  for await (const p of streamProducts(path)) {
+    const item: RoundItem = { id: p.id, name: p.name, class: p.class, category: p.category, keywords: extractKeywords(itemSegments(p), df, ids.size) };
+    builder.add(item);
+    out.line(JSON.stringify(item));
+  }
+  out.close();
+  df.clear();
+  const queries = await loadQueries(join(dir, WANDS_FILES.queries));
+  const { relevant, stats } = await loadLabels(join(dir, WANDS_FILES.labels), ids);
+  return round0Content(builder.finish(), { items: [], itemsFile }, { dir, queries, relevant, labelStats: stats }, opts);
+}
+
+function round0Content(
+  index: KeywordIndex,
+  items: Pick<RoundContent, "items" | "itemsFile">,
+  dataset: Pick<Dataset, "dir" | "queries" | "relevant" | "labelStats">,
+  opts: Round0Options,
+): RoundContent {
   // 50 dev queries as in the paper (§3.1), but never more than a quarter of a small query set.
   const ids = dataset.queries.map((q) => q.id);
   const split: Split = splitQueries(ids, opts.seed, opts.devQueries ?? Math.min(SPLIT_DEFAULTS.devQueries, Math.floor(ids.length / 4)));
-  const items = extractItemKeywords(dataset);
-  const index = KeywordIndex.build(items);
   const keywordDf = new Map<string, number>();
   for (const [k, p] of index.keywordPostings) keywordDf.set(k, p.length);
   const queryGenerator = extractorSpec(keywordDf, index.itemCount);
@@ -53,7 +96,7 @@ export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundCo
     round: 0,
     split,
     config: { generator: "extractor", extractor: EXTRACTOR_DEFAULTS, data: dataset.dir, labelStats: dataset.labelStats },
-    items,
+    ...items,
     index,
     queryGenerator,
     metrics: { dev: summary(split.dev), train: summary(split.train) },

@@ -13,9 +13,10 @@ import { type ExtractorGeneratorSpec, llmGeneratorSpec } from "../../core/query-
 import { type Dataset, dataDir, loadWands } from "../../training/data/wands.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
 import { buildRound0 } from "../../training/round0.js";
+import { memorySource } from "../../workers/publish/source.js";
 import { type DevServer, startDevServer } from "../dev-server.js";
 import { readDeployConfig } from "../publish/deploy-config.js";
-import { planFor, publishTo } from "../publish/local.js";
+import { publishTo } from "../publish/local.js";
 import { applyMigrations, localTarget } from "../publish/targets.js";
 
 export interface ServedRound {
@@ -33,7 +34,7 @@ export interface ServedRound {
  * publish), so an experiment has two rounds to serve; `vars` go to wrangler dev.
  */
 export async function serveWandsRound0(port: number, opts: { twin?: boolean; vars?: Record<string, string>; llmModel?: string } = {}): Promise<ServedRound> {
-  const dataset = loadWands(dataDir());
+  const dataset = await loadWands(dataDir());
   const artifacts = mkdtempSync(join(tmpdir(), "cogr-bench-art-"));
   const state = mkdtempSync(join(tmpdir(), "cogr-bench-state-"));
   const r0 = buildRound0(dataset);
@@ -43,12 +44,11 @@ export async function serveWandsRound0(port: number, opts: { twin?: boolean; var
   const t0 = performance.now();
   await applyMigrations(config, { mode: "local", stateDir: state });
   const t1 = performance.now();
-  const plan = planFor(readRound(0, artifacts), config);
-  await publishTo(await localTarget(config, state), plan);
+  const { manifest } = await publishTo(await localTarget(config, state), 0, { root: artifacts });
   const t2 = performance.now();
   if (opts.twin) {
     const r0 = readRound(0, artifacts);
-    await publishTo(await localTarget(config, state), planFor({ ...r0, manifest: { ...r0.manifest, round: 1 } }, config));
+    await publishTo(await localTarget(config, state), memorySource({ ...r0, manifest: { ...r0.manifest, round: 1 } }), { root: artifacts });
   }
   const server = await startDevServer(port, state, "ignore", opts.vars);
   return {
@@ -58,8 +58,8 @@ export async function serveWandsRound0(port: number, opts: { twin?: boolean; var
     publish: {
       migrationsS: (t1 - t0) / 1000,
       dataS: (t2 - t1) / 1000,
-      items: plan.manifest.counts.items,
-      postings: plan.manifest.counts.keywords + plan.manifest.counts.words,
+      items: manifest.counts.items,
+      postings: manifest.counts.keywords + manifest.counts.words,
     },
     async close() {
       server.stop();

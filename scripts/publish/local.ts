@@ -1,20 +1,62 @@
-/** Publish a round artifact into local state through the bindings: what `npm start`, `publish --local` and bench:serve share. */
+/**
+ * Publishing round artifacts from Node: what `npm run publish`, `npm start`
+ * and the benchmarks share. The artifact streams (items, postings, df tail)
+ * straight into the plan, so memory stays bounded at any catalogue size, and
+ * the base is the newest published round whose artifact is here with the same
+ * content and the same items: the publish then writes only what differs.
+ */
 import { createHash } from "node:crypto";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { QUERY_KEYWORDS_FILE, readQueryKeywords } from "../../training/llm/query-keywords.js";
-import type { Round } from "../../training/round-artifact.js";
-import { keywordCacheKeyOf, type PublishPlan, planPublish } from "../../workers/publish/plan.js";
-import { type PublishOptions, type PublishOutcome, type PublishProgress, publishRound } from "../../workers/publish/publisher.js";
-import type { DeployConfig } from "./deploy-config.js";
+import { artifactsDir, readManifest, roundDir, roundItems, roundPostings, roundQueryGenerator } from "../../training/round-artifact.js";
+import { parseServingManifest } from "../../workers/publish/manifest.js";
+import { keywordCacheKeyOf, PUBLISH_LIMITS, type PublishBase, type PublishSource } from "../../workers/publish/plan.js";
+import { type PublishOptions, type PublishProgress, type PublishReport, publishRound } from "../../workers/publish/publisher.js";
+import type { PublishTarget } from "../../workers/publish/target.js";
 import type { OpenTarget } from "./targets.js";
 
-export function planFor(round: Round, config: DeployConfig): PublishPlan {
-  const plan = planPublish(
-    { manifest: round.manifest, items: round.items, index: round.serializedIndex, queryGenerator: round.queryGenerator },
-    config.shards.length,
-  );
-  return { ...plan, kv: [...plan.kv, ...warmKeywordCache(round, plan)] };
+/** A round artifact as a publish source: every read streams the file again and checks its checksum. */
+export function artifactSource(round: number, root = artifactsDir()): PublishSource {
+  const dir = roundDir(round, root);
+  const manifest = readManifest(dir);
+  const { header } = roundPostings(dir, manifest);
+  const { spec } = roundQueryGenerator(dir, manifest);
+  return {
+    manifest,
+    header,
+    items: () => roundItems(dir, manifest),
+    postings: () => roundPostings(dir, manifest).postings,
+    queryGenerator: spec,
+    queryDfTail: () => roundQueryGenerator(dir, manifest).tail ?? [],
+  };
+}
+
+function sameIds(a: PublishSource, b: PublishSource): boolean {
+  if (a.header.itemCount !== b.header.itemCount) return false;
+  const other = b.items()[Symbol.iterator]();
+  for (const it of a.items()) if (other.next().value?.id !== it.id) return false;
+  return true;
+}
+
+/** The round to build on: the newest other published round whose artifact is here, unchanged, over the same items. */
+export async function findBase(target: PublishTarget, source: PublishSource, root = artifactsDir()): Promise<PublishBase | null> {
+  const text = (await target.catalog.scalar(
+    "SELECT json_group_array(manifest) FROM (SELECT manifest FROM rounds WHERE state = 'published' AND round != ? ORDER BY round DESC)",
+    source.manifest.round,
+  )) as string | null;
+  for (const m of (JSON.parse(text ?? "[]") as string[]).map(parseServingManifest)) {
+    if (m.shardCount !== target.shards.length || m.chain.length >= PUBLISH_LIMITS.maxChain) continue;
+    if (!existsSync(roundDir(m.round, root))) continue;
+    let base: PublishSource;
+    try {
+      base = artifactSource(m.round, root);
+    } catch {
+      continue;
+    }
+    if (base.manifest.contentHash === m.contentHash && sameIds(source, base)) return { manifest: m, source: base };
+  }
+  return null;
 }
 
 /**
@@ -22,22 +64,32 @@ export function planFor(round: Round, config: DeployConfig): PublishPlan {
  * holds them (workers/search/keywords.ts keywordCacheKey): those queries are
  * answered without calling the model, from the first request on.
  */
-function warmKeywordCache(round: Round, plan: PublishPlan): Array<[string, string]> {
-  if (round.queryGenerator.kind !== "llm" || !round.manifest.checksums[QUERY_KEYWORDS_FILE]) return [];
-  const root = dirname(dirname(round.dir));
+function warmKeywordCache(source: PublishSource, root: string): Array<[string, string]> {
+  const m = source.manifest;
+  if (source.queryGenerator.kind !== "llm" || !m.checksums[QUERY_KEYWORDS_FILE]) return [];
   const out: Array<[string, string]> = [];
-  for (const line of readQueryKeywords(round.manifest.round, root).values()) {
+  for (const line of readQueryKeywords(m.round, root).values()) {
     if (line.source !== "llm") continue; // fallbacks are not the round's answer
     const hash = createHash("sha256").update(normalizeKeyword(line.query)).digest("hex");
-    out.push([keywordCacheKeyOf(plan.round, plan.manifest.contentHash, hash), JSON.stringify({ keywords: line.keywords, source: "llm" })]);
+    out.push([keywordCacheKeyOf(m.round, m.contentHash, hash), JSON.stringify({ keywords: line.keywords, source: "llm" })]);
   }
   return out;
 }
 
-/** Runs the publish and always releases the target. */
-export async function publishTo(target: OpenTarget, plan: PublishPlan, progress?: PublishProgress, opts?: PublishOptions): Promise<PublishOutcome> {
+export interface ArtifactPublishOptions extends PublishOptions {
+  readonly root?: string;
+  /** Build on a published round when one fits (default true). */
+  readonly incremental?: boolean;
+  readonly progress?: PublishProgress;
+}
+
+/** Publishes round N's artifact (or a given source) and always releases the target. */
+export async function publishTo(target: OpenTarget, round: number | PublishSource, opts: ArtifactPublishOptions = {}): Promise<PublishReport> {
+  const root = opts.root ?? artifactsDir();
   try {
-    return await publishRound(target, plan, progress, opts);
+    const source = typeof round === "number" ? artifactSource(round, root) : round;
+    const base = opts.incremental === false ? null : await findBase(target, source, root);
+    return await publishRound(target, source, base, opts.progress, { ...opts, kv: [...(opts.kv ?? []), ...warmKeywordCache(source, root)] });
   } finally {
     await target.dispose();
   }

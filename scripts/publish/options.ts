@@ -10,6 +10,8 @@ export interface TargetChoice {
   readonly config: DeployConfig;
   /** Write through the wrangler CLI even locally (what --remote always does). */
   readonly viaWrangler: boolean;
+  /** publish only: write every row, building on no published round. */
+  readonly full: boolean;
 }
 
 export function parseTargetArgs(usage: string): TargetChoice {
@@ -21,6 +23,7 @@ export function parseTargetArgs(usage: string): TargetChoice {
       env: { type: "string" },
       state: { type: "string" },
       "via-wrangler": { type: "boolean" },
+      full: { type: "boolean" },
     },
     usage,
   );
@@ -34,6 +37,7 @@ export function parseTargetArgs(usage: string): TargetChoice {
     stateDir: args.state ?? DEFAULT_STATE_DIR,
     config: readDeployConfig(args.env),
     viaWrangler: mode === "remote" || Boolean(args["via-wrangler"]),
+    full: Boolean(args.full),
   };
 }
 

@@ -85,12 +85,23 @@ function wranglerKv(config: DeployConfig, scope: string[], work: string): KeyVal
       writeFileSync(file, value);
       await wrangler(["kv", "key", "put", key, "--path", file, ...ns]);
     },
+    async putMany(pairs) {
+      // KV's bulk write takes at most 10,000 pairs a request.
+      for (let j = 0; j < pairs.length; j += 10_000) {
+        const file = join(work, "kv-bulk.json");
+        writeFileSync(file, JSON.stringify(pairs.slice(j, j + 10_000).map(([key, value]) => ({ key, value }))));
+        await wrangler(["kv", "bulk", "put", file, ...ns]);
+      }
+    },
     async get(key) {
       // `kv key get` prints "Value not found" for a missing key, so ask the key list first.
       const listed = JSON.parse(await wrangler(["kv", "key", "list", "--prefix", key, ...ns])) as Array<{ name: string }>;
       if (!listed.some((k) => k.name === key)) return null;
       // wrangler prints the value followed by one newline.
       return (await wrangler(["kv", "key", "get", key, "--text", ...ns])).replace(/\n$/, "");
+    },
+    async keys(prefix) {
+      return (JSON.parse(await wrangler(["kv", "key", "list", "--prefix", prefix, ...ns])) as Array<{ name: string }>).map((k) => k.name);
     },
     async deletePrefix(prefix) {
       const keys = JSON.parse(await wrangler(["kv", "key", "list", "--prefix", prefix, ...ns])) as Array<{ name: string }>;

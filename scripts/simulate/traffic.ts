@@ -23,10 +23,10 @@ export interface SimulationData {
   readonly grades: ReadonlyMap<string, ReadonlyMap<string, Grade>>;
 }
 
-export function loadSimulationData(dir: string): SimulationData {
-  const grades = loadGrades(join(dir, WANDS_FILES.labels));
+export async function loadSimulationData(dir: string): Promise<SimulationData> {
+  const grades = await loadGrades(join(dir, WANDS_FILES.labels));
   // Queries with at least one Exact or Partial label, so a click is possible at all.
-  const queries = loadQueries(join(dir, WANDS_FILES.queries)).filter((q) => [...(grades.get(q.id)?.values() ?? [])].some((g) => g !== "Irrelevant"));
+  const queries = (await loadQueries(join(dir, WANDS_FILES.queries))).filter((q) => [...(grades.get(q.id)?.values() ?? [])].some((g) => g !== "Irrelevant"));
   return { queries, grades };
 }
 

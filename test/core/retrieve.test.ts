@@ -1,9 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { joinKeywordBlocks, joinWordBlocks } from "../../core/blocks.js";
 import { BM25_DEFAULTS } from "../../core/bm25.js";
-import { itemKeywordSet, KeywordIndex, type SerializedIndex } from "../../core/inverted-index.js";
+import { itemKeywordSet, KeywordIndex } from "../../core/inverted-index.js";
 import { keywordWords } from "../../core/normalize.js";
+import type { WordPosting } from "../../core/postings.js";
 import { planQuery, rankTop } from "../../core/retrieve.js";
+import { indexHeader, indexPostings, parseIndexHeader, parsePostingLine, postingLine } from "../../core/round-format.js";
 
 const VOCAB = ["chair", "arm chair", "red", "red chair", "table", "oak table", "lamp", "desk lamp", "sofa", "Sofa-Bed"];
 
@@ -98,17 +101,24 @@ describe("retrieval (§2.1) and BM25 ranking", () => {
     expect(index.ids[norm.hits[0]?.item ?? -1]).toBe("1");
   });
 
-  it("round-trips through its serialised form and refuses unknown versions", () => {
+  it("round-trips through the artifact's posting lines and refuses unknown versions", () => {
     const index = KeywordIndex.build([
       { id: "a", name: "red chair", keywords: ["chair", "red"] },
       { id: "b", name: "oak table", keywords: ["table"] },
     ]);
-    const data = JSON.parse(JSON.stringify(index.serialize())) as SerializedIndex;
-    const back = KeywordIndex.deserialize(data);
+    const header = indexHeader(index, 64);
+    const lines = [...indexPostings(index, 64)].map(postingLine);
+    const keywords = new Map<string, Uint32Array>();
+    const words = new Map<string, WordPosting>();
+    for (const e of lines.map(parsePostingLine)) {
+      if (e.key.startsWith("k:")) keywords.set(e.key.slice(2), joinKeywordBlocks(e.blocks));
+      else words.set(e.key.slice(2), joinWordBlocks(e.blocks));
+    }
+    const back = KeywordIndex.fromPostings(index.ids, parseIndexHeader(JSON.stringify(header), "x").totalLength, keywords, words);
     const plan = planQuery(["chair", "table"], "red");
     expect(back.search(plan)).toEqual(index.search(plan));
-    expect(() => KeywordIndex.deserialize({ ...data, version: 99 })).toThrow(/unsupported cogr-index version 99/);
-    expect(() => KeywordIndex.deserialize({ ...data, format: "x" } as unknown as SerializedIndex)).toThrow(/not a cogr-index/);
+    expect(() => parseIndexHeader(JSON.stringify({ ...header, version: 99 }), "f")).toThrow(/f: unsupported cogr-index version 99/);
+    expect(() => parseIndexHeader(JSON.stringify({ ...header, format: "x" }), "f")).toThrow(/not a cogr-index/);
   });
 
   it("rejects duplicate ids", () => {

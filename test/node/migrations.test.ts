@@ -18,7 +18,7 @@ describe("applyMigrations (local)", () => {
     // One database forgets a migration: only it is applied again (its tables first, as a fresh one would lack them).
     const target = await localTarget(config, state);
     try {
-      await target.shards[1]?.execute(["DROP TABLE postings", "DELETE FROM d1_migrations"]);
+      await target.shards[1]?.execute(["DROP TABLE postings", "DROP TABLE blocks", "DELETE FROM d1_migrations"]);
     } finally {
       await target.dispose();
     }

@@ -5,33 +5,44 @@
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type ExtractorGeneratorSpec, llmGeneratorSpec, loadQueryGenerator } from "../../core/query-generator.js";
+import { postingLine } from "../../core/round-format.js";
+import { artifactSource } from "../../scripts/publish/local.js";
 import { loadWands } from "../../training/data/wands.js";
 import { trainLexical } from "../../training/lexical.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
 import { buildRound0 } from "../../training/round0.js";
-import type { PublishInput } from "../../workers/publish/plan.js";
+import type { WireRound } from "../../workers/publish/source.js";
 import { wandsDir, writeSyntheticWands } from "../fixtures.js";
 import type { TestRounds } from "./test-rounds.js";
 
-function toInput(round: ReturnType<typeof readRound>): PublishInput {
-  return { manifest: round.manifest, items: round.items, index: round.serializedIndex, queryGenerator: round.queryGenerator };
+/** A round artifact as JSON, as the publisher streams it. */
+export function toWire(round: ReturnType<typeof readRound>): WireRound {
+  const src = artifactSource(round.manifest.round, dirname(dirname(round.dir)));
+  return {
+    manifest: src.manifest,
+    header: src.header,
+    items: [...src.items()],
+    postings: [...src.postings()].map(postingLine),
+    queryGenerator: src.queryGenerator,
+    queryDfTail: [...(src.queryDfTail?.() ?? [])],
+  };
 }
 
-export function buildTestRounds(): TestRounds {
+export async function buildTestRounds(): Promise<TestRounds> {
   const root = mkdtempSync(join(tmpdir(), "cogr-worker-rounds-"));
-  const synth = loadWands(writeSyntheticWands(150).dir);
+  const synth = await loadWands(writeSyntheticWands(150).dir);
   writeRound(buildRound0(synth, { devQueries: 8 }), root);
   const r0 = readRound(0, root);
-  const synthetic0 = toInput(r0);
-  const synthetic1: PublishInput = {
+  const synthetic0 = toWire(r0);
+  const synthetic1: WireRound = {
     ...synthetic0,
     manifest: { ...synthetic0.manifest, round: 1 },
     queryGenerator: llmGeneratorSpec("test-model", r0.queryGenerator as ExtractorGeneratorSpec),
   };
   // Round 1 trained by the lexical backend: its query policy must give the same keywords in workerd as here.
-  const synthData = loadWands(synth.dir);
+  const synthData = await loadWands(synth.dir);
   trainLexical(
     synthData,
     {
@@ -49,14 +60,14 @@ export function buildTestRounds(): TestRounds {
   const policyQueries = [...synthData.queries.map((q) => q.text), "Velvet Sofa-Bed!", "blue grey rug", "ÉLAN chair", "x"];
   const policyKeywords = Object.fromEntries(policyQueries.map((q) => [q, generate ? generate(q) : []]));
   const dir = wandsDir();
-  let wands0: PublishInput | null = null;
+  let wands0: WireRound | null = null;
   let wandsQueries: string[] = [];
   if (dir) {
-    const data = loadWands(dir);
+    const data = await loadWands(dir);
     const wroot = mkdtempSync(join(tmpdir(), "cogr-worker-wands-"));
     writeRound(buildRound0(data), wroot);
-    wands0 = toInput(readRound(0, wroot));
+    wands0 = toWire(readRound(0, wroot));
     wandsQueries = data.queries.map((q) => q.text);
   }
-  return { synthetic0, synthetic1, wands0, wandsQueries, trained: { ...toInput(trained), manifest: { ...trained.manifest, round: 7 } }, policyKeywords };
+  return { synthetic0, synthetic1, wands0, wandsQueries, trained: { ...toWire(trained), manifest: { ...trained.manifest, round: 7 } }, policyKeywords };
 }

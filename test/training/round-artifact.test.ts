@@ -9,8 +9,9 @@ import { readManifest, roundDir, writeRound } from "../../training/round-artifac
 import { buildRound0 } from "../../training/round0.js";
 import { writeSyntheticWands } from "../fixtures.js";
 
+const round0 = buildRound0(await loadWands(writeSyntheticWands(40).dir), { devQueries: 4 });
+
 describe("contentHash", () => {
-  const round0 = buildRound0(loadWands(writeSyntheticWands(40).dir), { devQueries: 4 });
   const hashOf = (content: Parameters<typeof writeRound>[0]) => {
     const root = mkdtempSync(join(tmpdir(), "cogr-hash-"));
     writeRound(content, root);
@@ -40,8 +41,10 @@ describe("contentHash", () => {
     const m = JSON.parse(readFileSync(path, "utf8"));
     writeFileSync(path, JSON.stringify({ ...m, config: { ...m.config, generator: "edited" } }));
     expect(() => readManifest(dir)).toThrow(/content hash mismatch/);
-    const { contentHash: _drop, ...older } = m; // written before the field existed: computed on load
-    writeFileSync(path, JSON.stringify(older));
-    expect(readManifest(dir).contentHash).toBe(m.contentHash);
+    const { contentHash: _drop, ...unhashed } = m; // format 2 always states its hash
+    writeFileSync(path, JSON.stringify(unhashed));
+    expect(() => readManifest(dir)).toThrow(/content hash mismatch/);
+    writeFileSync(path, JSON.stringify({ ...m, version: 1 }));
+    expect(() => readManifest(dir)).toThrow(/unsupported round format version 1 .*rebuild the round/);
   });
 });

@@ -28,7 +28,7 @@ import { freePort, waitFor } from "../support/processes.js";
 
 const synth = writeSyntheticWands(150);
 const root = mkdtempSync(join(tmpdir(), "cogr-verl-"));
-const dataset = loadWands(synth.dir);
+const dataset = await loadWands(synth.dir);
 const bytes = (path: string) => {
   const buf = readFileSync(path);
   return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;

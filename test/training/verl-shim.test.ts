@@ -102,10 +102,12 @@ describe("the Python shim's parser", () => {
   });
 });
 
+const shimSynth = writeSyntheticWands(150);
+const shimDataset = await loadWands(shimSynth.dir);
+
 describe("the reward service with the Python shim", () => {
-  const synth = writeSyntheticWands(150);
   const root = mkdtempSync(join(tmpdir(), "cogr-reward-"));
-  const dataset = loadWands(synth.dir);
+  const dataset = shimDataset;
   let servers: ServerType[] = [];
   const urls: Record<string, string> = {};
 

@@ -96,7 +96,7 @@ describe("the API over a published round", () => {
   it("lists rounds with their public manifest fields", async () => {
     const { body } = await getJson<{ rounds: Array<Record<string, unknown>> }>("/v1/rounds");
     expect(body.rounds).toHaveLength(1);
-    expect(body.rounds[0]).toMatchObject({ round: 0, shards: 4, items: 150, version: 1 });
+    expect(body.rounds[0]).toMatchObject({ round: 0, shards: 4, items: 150, version: 2 });
     expect(body.rounds[0]).not.toHaveProperty("contentHash");
   });
 

@@ -1,17 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { KeywordIndex } from "../../core/inverted-index.js";
 import { loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
-import type { PublishInput } from "../../workers/publish/plan.js";
+import { type WireRound, wireIndex } from "../../workers/publish/source.js";
 import { getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
 
 type Answer = { total: number; keywords: string[]; results: Array<{ id: string; score: number }> };
 
-async function compare(input: PublishInput, queries: readonly string[], limit: number) {
+async function compare(input: WireRound, queries: readonly string[], limit: number) {
   expect(await publish(input)).toBe("published");
-  const index = KeywordIndex.deserialize(input.index);
+  const index = wireIndex(input);
   const generate = loadQueryGenerator(input.queryGenerator);
   if (!generate) throw new Error("test round needs a CPU generator");
   let compared = 0;
@@ -40,7 +39,7 @@ describe("worker = core", () => {
   });
 
   it.skipIf(!rounds.wands0)("on 150 WANDS queries (COGR_DATA)", async () => {
-    const wands = rounds.wands0 as PublishInput;
+    const wands = rounds.wands0 as WireRound;
     const queries = rounds.wandsQueries.filter((_, j) => j % 3 === 0).slice(0, 150);
     expect(queries.length).toBe(150);
     expect(await compare({ ...wands, manifest: { ...wands.manifest, round: 5 } }, queries, 100)).toBeGreaterThan(5000);

@@ -40,7 +40,13 @@ beforeAll(async () => {
   await publish(rounds.synthetic0);
   await publish({ ...rounds.synthetic0, manifest: { ...rounds.synthetic0.manifest, round: 1 } });
   // Round 2 is broken: no keyword postings, so every search retrieves nothing.
-  await publish({ ...rounds.synthetic0, manifest: { ...rounds.synthetic0.manifest, round: 2 }, index: { ...rounds.synthetic0.index, keywords: [] } });
+  const s0 = rounds.synthetic0;
+  await publish({
+    ...s0,
+    manifest: { ...s0.manifest, round: 2 },
+    header: { ...s0.header, keywords: 0 },
+    postings: s0.postings.filter((l) => !l.startsWith('["k:')),
+  });
 });
 
 describe("admin auth", () => {

@@ -2,8 +2,10 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { clearServingConfigCache } from "../../workers/experiments/live.js";
-import { type PublishInput, planPublish } from "../../workers/publish/plan.js";
+import { parseServingManifest } from "../../workers/publish/manifest.js";
+import type { PublishBase, PublishSource } from "../../workers/publish/plan.js";
 import { type PublishOptions, publishRound } from "../../workers/publish/publisher.js";
+import { type WireRound, wireSource } from "../../workers/publish/source.js";
 import { d1Database, kvStore, type PublishTarget } from "../../workers/publish/target.js";
 import { createApp } from "../../workers/search/app.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
@@ -11,16 +13,38 @@ import { clearRoundCache, itemLru } from "../../workers/search/catalog.js";
 import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.js";
 import { resetBreakers } from "../../workers/search/llm-breaker.js";
 import { postingLru } from "../../workers/search/middleware/services.js";
+import { dfBucketLru } from "../../workers/search/query-df.js";
 import type { TestRounds } from "../support/test-rounds.js";
 
 export function target(): PublishTarget {
   return { catalog: d1Database(env.CATALOG), shards: shardDatabases(env).map(d1Database), kv: kvStore(env.CACHE) };
 }
 
-export async function publish(input: PublishInput, t: PublishTarget = target(), opts: PublishOptions = {}) {
-  const outcome = await publishRound(t, planPublish(input, Number(env.SHARD_COUNT)), undefined, opts);
-  clearRoundCache();
-  return outcome;
+const asSource = (r: WireRound | PublishSource): PublishSource =>
+  "postings" in r && Array.isArray(r.postings) ? wireSource(r as WireRound) : (r as PublishSource);
+
+/** Publishes a round (in full, or on `base`, a round already published) and returns the outcome. */
+export async function publish(input: WireRound | PublishSource, t: PublishTarget = target(), opts: PublishOptions & { base?: WireRound | PublishSource } = {}) {
+  const report = await publishReport(input, t, opts);
+  return report.outcome;
+}
+
+export async function publishReport(
+  input: WireRound | PublishSource,
+  t: PublishTarget = target(),
+  opts: PublishOptions & { base?: WireRound | PublishSource } = {},
+) {
+  let base: PublishBase | null = null;
+  if (opts.base) {
+    const source = asSource(opts.base);
+    const text = (await t.catalog.scalar("SELECT manifest FROM rounds WHERE round = ? AND state = 'published'", source.manifest.round)) as string;
+    base = { manifest: parseServingManifest(text), source };
+  }
+  try {
+    return await publishRound(t, asSource(input), base, undefined, opts);
+  } finally {
+    clearRoundCache();
+  }
 }
 
 /** Empties every per-isolate cache, as a fresh isolate would start (the generators too, unless `keepGenerators`). */
@@ -30,6 +54,7 @@ export function clearIsolateCaches(opts: { keepGenerators?: boolean } = {}): voi
   postingLru.clear();
   itemLru.clear();
   keywordLru.clear();
+  dfBucketLru.clear();
   resetBreakers();
   if (!opts.keepGenerators) clearGeneratorCache();
 }

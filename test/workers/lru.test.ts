@@ -30,7 +30,7 @@ describe("ByteLru", () => {
 
   it("accounts keys, values and overhead for postings, with the serving budget", () => {
     const lru = newPostingLru(10_000);
-    for (let j = 0; j < 1000; j++) lru.set(`0:hash:w:word${j}`, j % 3 === 0 ? null : new Uint8Array(50));
+    for (let j = 0; j < 1000; j++) lru.set(`0:hash:w:word${j}`, j % 3 === 0 ? null : [{ first: j, last: j, count: 1, data: new Uint8Array(50) }]);
     expect(lru.bytes).toBeLessThanOrEqual(10_000);
     expect(lru.size).toBeLessThan(1000);
     expect(postingLru.budgetBytes).toBe(SERVING_LIMITS.postingLruBytes);

@@ -2,11 +2,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { clearServingConfigCache } from "../../workers/experiments/live.js";
 import { SERVING_CONFIG_KEY, type ServingConfig } from "../../workers/experiments/store.js";
-import { planPublish } from "../../workers/publish/plan.js";
 import { publishRound, unpublishRound } from "../../workers/publish/publisher.js";
+import { wireSource } from "../../workers/publish/source.js";
 import type { PublishTarget, SqlDatabase } from "../../workers/publish/target.js";
 import { clearRoundCache } from "../../workers/search/catalog.js";
-import { get, getJson, publish, target, testRounds } from "./helpers.js";
+import { get, getJson, publish, publishReport, target, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
 
@@ -34,7 +34,7 @@ describe("publishing", () => {
     const before = (await getJson<{ round: number; results: Array<{ id: string }> }>("/v1/search?q=wood%20table&limit=20")).body;
     expect(before.round).toBe(0);
 
-    await expect(publishRound(failingTarget(1), planPublish(round1, 4))).rejects.toThrow(/simulated crash/);
+    await expect(publishRound(failingTarget(1), wireSource(round1), null)).rejects.toThrow(/simulated crash/);
     clearRoundCache();
     const listed = (await getJson<{ rounds: Array<{ round: number }> }>("/v1/rounds")).body.rounds.map((r) => r.round);
     expect(listed).toEqual([0]);
@@ -58,12 +58,12 @@ describe("publishing", () => {
     const other = { ...round1, manifest: { ...round1.manifest, contentHash: "e".repeat(64) } };
     const hash = async () => JSON.parse((await env.CATALOG.prepare("SELECT manifest FROM rounds WHERE round = 1").first("manifest")) as string).contentHash;
     const original = await hash();
-    expect(await publishRound(target(), planPublish(other, 4), undefined, { replace: true })).toBe("replaced");
-    expect(await hash()).toBe(planPublish(other, 4).manifest.contentHash);
+    expect((await publishReport(other, target(), { replace: true })).outcome).toBe("replaced");
+    expect(await hash()).toBe(other.manifest.contentHash);
     expect(await hash()).not.toBe(original);
     clearRoundCache();
     expect((await getJson<{ round: number }>("/v1/search?q=wood%20table")).body.round).toBe(1);
-    expect(await publishRound(target(), planPublish(round1, 4), undefined, { replace: true })).toBe("replaced");
+    expect((await publishReport(round1, target(), { replace: true })).outcome).toBe("replaced");
     expect(await hash()).toBe(original);
   });
 

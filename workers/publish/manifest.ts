@@ -6,19 +6,25 @@
 import type { QueryGeneratorSpec } from "../../core/query-generator.js";
 
 export const SERVING_MANIFEST_FORMAT = "cogr-serving-manifest";
-export const SERVING_MANIFEST_VERSION = 1;
+export const SERVING_MANIFEST_VERSION = 2;
 
 export interface ServingManifest {
   readonly format: typeof SERVING_MANIFEST_FORMAT;
   readonly version: number;
   readonly round: number;
-  /** sha-256 of the round's index file: part of every cache key, so a republished round never meets stale cache entries. */
+  /** The round artifact's content hash (every file, the split, the config): part of every cache key, so a republished round never meets stale cache entries. */
   readonly contentHash: string;
   readonly createdAt: string;
   readonly publishedAt: string;
   readonly shardCount: number;
+  /**
+   * The rounds whose rows this round reads, itself first, then the round it
+   * was published on and that round's chain (workers/publish/plan.ts): a
+   * posting or item row comes from the first of them that has one.
+   */
+  readonly chain: readonly number[];
   readonly stats: { readonly itemCount: number; readonly totalLength: number; readonly avgLength: number };
-  readonly counts: { readonly items: number; readonly keywords: number; readonly words: number; readonly postingsPerShard: readonly number[] };
+  readonly counts: { readonly items: number; readonly keywords: number; readonly words: number };
   readonly checksums: Readonly<Record<string, string>>;
   readonly metrics: Readonly<Record<string, unknown>>;
   readonly queryGenerator: { readonly kind: QueryGeneratorSpec["kind"]; readonly model?: string; readonly policy: boolean };

@@ -1,121 +1,266 @@
 /**
- * Turns a round artifact into the rows of the serving index: items for the
- * catalogue, postings for each shard (core's encoding, sharded by
- * core/shard.ts), the query generator for KV, and the serving manifest.
+ * Turns a round into the writes of the serving index, as a stream of batches
+ * (bounded memory at any catalogue size): item rows for the catalogue, block
+ * directories and content-addressed blocks for each shard, and the KV values.
  *
- * Rows are written as multi-row INSERTs with literal values: a few hundred
- * rows a statement is ~100× faster than one, and literals sidestep remote
- * D1's 100-bound-parameter limit. Each statement stays under D1's 100 KB.
+ * Incremental: given the round it builds on (its base, whose rows the target
+ * already holds), only what differs is written: the items whose row changed,
+ * the postings whose blocks changed (a tombstone for a posting that went),
+ * and the blocks the base's posting did not already hold. Both rounds stream
+ * in the same orders (items by ordinal, postings by key), so the diff is a
+ * merge-join that holds one item and one posting of each at a time.
+ *
+ * Rows are multi-row INSERTs with literal values: a few hundred rows a
+ * statement is ~100× faster than one, and literals sidestep remote D1's
+ * 100-bound-parameter limit. No statement exceeds PUBLISH_LIMITS.statementBytes.
  */
-import { fromBase64 } from "../../core/base64.js";
-import type { SerializedIndex } from "../../core/inverted-index.js";
-import type { QueryGeneratorSpec } from "../../core/query-generator.js";
-import type { RoundItem, RoundManifest } from "../../core/round-format.js";
-import { keywordKey, shardOf, wordKey } from "../../core/shard.js";
+import { toBase64 } from "../../core/base64.js";
+import type { PostingBlock } from "../../core/blocks.js";
+import { dfBucketOf, type QueryGeneratorSpec } from "../../core/query-generator.js";
+import type { IndexHeader, PostingEntry, RoundItem, RoundManifest } from "../../core/round-format.js";
+import { POSTING_PREFIX, shardOf } from "../../core/shard.js";
 import { SERVING_MANIFEST_FORMAT, SERVING_MANIFEST_VERSION, type ServingManifest } from "./manifest.js";
 
 export const PUBLISH_LIMITS = {
   statementBytes: 90_000,
   rowsPerStatement: 400,
+  /** Statements sent in one batch (one D1 batch call, one resume step). */
+  statementsPerBatch: 50,
   /** KV's value limit is 25 MiB. */
   kvValueBytes: 25 * 2 ** 20,
+  /** A round reads through at most this many rounds (itself and its bases); a longer chain publishes in full. */
+  maxChain: 8,
 } as const;
 
-export interface PublishInput {
+/** A round as the plan reads it; Node streams it from the artifact, tests give arrays. */
+export interface PublishSource {
   readonly manifest: RoundManifest;
-  readonly items: readonly RoundItem[];
-  readonly index: SerializedIndex;
+  readonly header: IndexHeader;
+  /** Items in ordinal order. */
+  items(): Iterable<RoundItem>;
+  /** Postings in key order. */
+  postings(): Iterable<PostingEntry>;
+  /** The served query generator (an extractor's head only). */
   readonly queryGenerator: QueryGeneratorSpec;
+  /** The extractor's df tail, when it has one. */
+  queryDfTail?(): Iterable<readonly [string, number]>;
 }
 
-export interface PublishPlan {
-  readonly round: number;
+/** The round a publish builds on: its published manifest and its artifact (the same content). */
+export interface PublishBase {
   readonly manifest: ServingManifest;
-  readonly itemStatements: readonly string[];
-  readonly shardStatements: ReadonlyArray<readonly string[]>;
-  readonly postingsPerShard: readonly number[];
-  readonly kv: ReadonlyArray<readonly [string, string]>;
+  readonly source: PublishSource;
 }
+
+/** One step of a publish: statements for the catalogue (db -1) or a shard (db s). */
+export interface Batch {
+  readonly db: number;
+  readonly statements: readonly string[];
+  /** Item or directory rows the statements insert (blocks aside). */
+  readonly rows: number;
+  readonly blocks: number;
+  /** Items plus postings the plan has read so far, of header.itemCount + keywords + words: for progress and ETA. */
+  readonly at: number;
+}
+
+/** The units Batch.at counts up to. */
+export const planUnits = (source: PublishSource) => source.header.itemCount + source.header.keywords + source.header.words;
 
 /** A SQL string literal. NUL cannot live in a SQLite text literal, so it is dropped. */
 export const sqlText = (s: string) => `'${s.split(String.fromCharCode(0)).join("").replace(/'/g, "''")}'`;
 
-function sqlBlob(bytes: Uint8Array): string {
-  let hex = "";
-  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
-  return `X'${hex}'`;
+/** Packs value tuples into INSERT statements within the row and byte limits. */
+export class InsertPacker {
+  private rows: string[] = [];
+  private bytes: number;
+  readonly done: string[] = [];
+
+  constructor(private readonly head: string) {
+    this.bytes = head.length;
+  }
+
+  add(tuple: string): void {
+    if (tuple.length + this.head.length + 2 > PUBLISH_LIMITS.statementBytes)
+      throw new RangeError(`one row is over ${PUBLISH_LIMITS.statementBytes} bytes of SQL`);
+    if (this.rows.length >= PUBLISH_LIMITS.rowsPerStatement || this.bytes + tuple.length + 1 > PUBLISH_LIMITS.statementBytes) this.flush();
+    this.rows.push(tuple);
+    this.bytes += tuple.length + 1;
+  }
+
+  flush(): void {
+    if (this.rows.length > 0) this.done.push(`${this.head} ${this.rows.join(",")};`);
+    this.rows = [];
+    this.bytes = this.head.length;
+  }
 }
 
-/** Packs value tuples into INSERT statements within the row and byte limits. */
+/** All of a tuple list as statements (tests and small callers). */
 export function packInserts(head: string, tuples: Iterable<string>): string[] {
-  const out: string[] = [];
-  let rows: string[] = [];
-  let bytes = head.length;
-  const flush = () => {
-    if (rows.length > 0) out.push(`${head} ${rows.join(",")};`);
-    rows = [];
-    bytes = head.length;
-  };
-  for (const t of tuples) {
-    if (t.length + head.length + 2 > PUBLISH_LIMITS.statementBytes) throw new RangeError(`one row is over ${PUBLISH_LIMITS.statementBytes} bytes of SQL`);
-    if (rows.length >= PUBLISH_LIMITS.rowsPerStatement || bytes + t.length + 1 > PUBLISH_LIMITS.statementBytes) flush();
-    rows.push(t);
-    bytes += t.length + 1;
-  }
-  flush();
-  return out;
+  const p = new InsertPacker(head);
+  for (const t of tuples) p.add(t);
+  p.flush();
+  return p.done;
 }
 
 export const queryGeneratorKey = (round: number, contentHash: string) => `qgen:${round}:${contentHash.slice(0, 16)}`;
+export const queryDfKey = (round: number, contentHash: string, bucket: number) => `qdf:${round}:${contentHash.slice(0, 16)}:${bucket}`;
 /** The worker's cache key for a query's keywords: `queryDigest` is the sha-256 hex of the normalised query. */
 export const keywordCacheKeyOf = (round: number, contentHash: string, queryDigest: string) => `kw:${round}:${contentHash.slice(0, 16)}:${queryDigest}`;
 
-export function planPublish(input: PublishInput, shardCount: number, now = new Date()): PublishPlan {
-  const { manifest, index } = input;
-  const round = manifest.round;
-  // Every file, the split and the config (core/round-format.ts); inputs built without a loader fall back to the index's checksum.
-  const contentHash = manifest.contentHash ?? manifest.checksums["index.json"];
-  if (!contentHash) throw new Error("round manifest has no content hash and no checksum for index.json");
-  const byId = new Map(input.items.map((i) => [i.id, i]));
-  const itemTuples = index.ids.map((id, ordinal) => {
-    const it = byId.get(id);
-    if (!it) throw new Error(`index item ${id} is missing from items.jsonl`);
-    return `(${round},${ordinal},${sqlText(it.id)},${sqlText(it.name)},${sqlText(it.class)},${sqlText(it.category)},${sqlText(JSON.stringify(it.keywords))})`;
-  });
-  const perShard: string[][] = Array.from({ length: shardCount }, () => []);
-  for (const [k, b64] of index.keywords) perShard[shardOf(keywordKey(k), shardCount)]?.push(`(${round},${sqlText(keywordKey(k))},${sqlBlob(fromBase64(b64))})`);
-  for (const [w, b64] of index.words) perShard[shardOf(wordKey(w), shardCount)]?.push(`(${round},${sqlText(wordKey(w))},${sqlBlob(fromBase64(b64))})`);
-  const qgen = JSON.stringify(input.queryGenerator);
-  if (qgen.length > PUBLISH_LIMITS.kvValueBytes) throw new RangeError(`the query generator (${qgen.length} bytes) is over KV's value limit`);
-  const serving: ServingManifest = {
+/** A block's content address: sha-256 of its bytes, first 32 hex digits (Web Crypto: the same in workerd and Node). */
+export async function blockHash(data: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>));
+  let hex = "";
+  for (let j = 0; j < 16; j++) hex += (digest[j] as number).toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** The serving manifest of a round published on `base` (or in full when base is null). */
+export function servingManifest(source: PublishSource, shardCount: number, base: ServingManifest | null, now = new Date()): ServingManifest {
+  const { manifest, header, queryGenerator } = source;
+  return {
     format: SERVING_MANIFEST_FORMAT,
     version: SERVING_MANIFEST_VERSION,
-    round,
-    contentHash,
+    round: manifest.round,
+    contentHash: manifest.contentHash,
     createdAt: manifest.createdAt,
     publishedAt: now.toISOString(),
     shardCount,
+    chain: [manifest.round, ...(base?.chain ?? [])],
     stats: {
-      itemCount: index.itemCount,
-      totalLength: index.totalLength,
-      avgLength: index.itemCount > 0 && index.totalLength > 0 ? index.totalLength / index.itemCount : 1,
+      itemCount: header.itemCount,
+      totalLength: header.totalLength,
+      avgLength: header.itemCount > 0 && header.totalLength > 0 ? header.totalLength / header.itemCount : 1,
     },
-    counts: { items: index.itemCount, keywords: index.keywords.length, words: index.words.length, postingsPerShard: perShard.map((s) => s.length) },
+    counts: { items: header.itemCount, keywords: header.keywords, words: header.words },
     checksums: manifest.checksums,
     metrics: manifest.metrics,
     queryGenerator: {
-      kind: input.queryGenerator.kind,
-      ...(input.queryGenerator.kind === "llm" ? { model: input.queryGenerator.model } : {}),
-      policy: input.queryGenerator.kind !== "llm" || input.queryGenerator.policy !== undefined,
+      kind: queryGenerator.kind,
+      ...(queryGenerator.kind === "llm" ? { model: queryGenerator.model } : {}),
+      policy: queryGenerator.kind !== "llm" || queryGenerator.policy !== undefined,
     },
     split: { seed: manifest.split.seed, train: manifest.split.train.length, dev: manifest.split.dev.length },
   };
-  return {
-    round,
-    manifest: serving,
-    itemStatements: packInserts("INSERT INTO items (round, ordinal, id, name, class, category, keywords) VALUES", itemTuples),
-    shardStatements: perShard.map((rows) => packInserts("INSERT INTO postings (round, key, data) VALUES", rows)),
-    postingsPerShard: serving.counts.postingsPerShard,
-    kv: [[queryGeneratorKey(round, contentHash), qgen]],
-  };
 }
+
+const itemTuple = (round: number, ordinal: number, it: RoundItem) =>
+  `(${round},${ordinal},${sqlText(it.id)},${sqlText(it.name)},${sqlText(it.class)},${sqlText(it.category)},${sqlText(JSON.stringify(it.keywords))})`;
+
+const sameBlocks = (a: readonly PostingBlock[], b: readonly PostingBlock[]) =>
+  a.length === b.length && a.every((x, j) => x.count === b[j]?.count && x.first === b[j]?.first && toBase64(x.data) === toBase64((b[j] as PostingBlock).data));
+
+const ITEMS_HEAD = "INSERT OR REPLACE INTO items (round, ordinal, id, name, class, category, keywords) VALUES";
+const DIRECTORY_HEAD = "INSERT OR REPLACE INTO postings (round, key, seq, first, last, count, hash) VALUES";
+const BLOCKS_HEAD = "INSERT OR IGNORE INTO blocks (hash, data) VALUES";
+
+/**
+ * Every write of a publish, in a fixed order (so a resumed publish can skip
+ * the batches it already committed). Throws if base's items are not the
+ * same ids in the same order: a base must be the same catalogue.
+ */
+export async function* planBatches(source: PublishSource, shardCount: number, base: PublishBase | null): AsyncGenerator<Batch> {
+  const round = source.manifest.round;
+  // Items: the catalogue, zipped with the base's.
+  const items = new InsertPacker(ITEMS_HEAD);
+  let rows = 0;
+  const baseItems = base ? base.source.items()[Symbol.iterator]() : null;
+  let ordinal = 0;
+  for (const it of source.items()) {
+    const old = baseItems?.next();
+    if (baseItems && (old?.done || old?.value.id !== it.id))
+      throw new Error(`round ${round} cannot build on round ${base?.manifest.round}: their items differ at ordinal ${ordinal}`);
+    if (!old || JSON.stringify(old.value) !== JSON.stringify(it)) {
+      items.add(itemTuple(round, ordinal, it));
+      rows++;
+    }
+    ordinal++;
+    if (items.done.length >= PUBLISH_LIMITS.statementsPerBatch) {
+      yield { db: -1, statements: items.done.splice(0), rows, blocks: 0, at: ordinal };
+      rows = 0;
+    }
+  }
+  if (baseItems && !baseItems.next().done) throw new Error(`round ${round} cannot build on round ${base?.manifest.round}: the base has more items`);
+  items.flush();
+  if (items.done.length > 0) yield { db: -1, statements: items.done.splice(0), rows, blocks: 0, at: ordinal };
+  let at = ordinal;
+
+  // Postings: a merge-join by key with the base's.
+  const dirs = Array.from({ length: shardCount }, () => ({
+    dir: new InsertPacker(DIRECTORY_HEAD),
+    blocks: new InsertPacker(BLOCKS_HEAD),
+    rows: 0,
+    nblocks: 0,
+  }));
+  const ready = function* (force: boolean): Generator<Batch> {
+    for (const [s, d] of dirs.entries()) {
+      if (force) {
+        d.blocks.flush();
+        d.dir.flush();
+      }
+      // Blocks before the directory rows that name them, so a committed directory never points at a missing block.
+      if (force || d.blocks.done.length + d.dir.done.length >= PUBLISH_LIMITS.statementsPerBatch) {
+        const statements = [...d.blocks.done.splice(0), ...d.dir.done.splice(0)];
+        if (statements.length > 0) yield { db: s, statements, rows: d.rows, blocks: d.nblocks, at };
+        d.rows = 0;
+        d.nblocks = 0;
+      }
+    }
+  };
+  const basePostings = base ? base.source.postings()[Symbol.iterator]() : null;
+  let old = basePostings?.next();
+  const write = async (e: PostingEntry, was: PostingEntry | null) => {
+    const d = dirs[shardOf(e.key, shardCount)] as (typeof dirs)[number];
+    const had = new Set(was?.blocks.map((b) => toBase64(b.data)) ?? []);
+    for (const [seq, b] of e.blocks.entries()) {
+      const hash = await blockHash(b.data);
+      if (!had.has(toBase64(b.data))) {
+        d.blocks.add(`(${sqlText(hash)},'${toBase64(b.data)}')`);
+        d.nblocks++;
+      }
+      d.dir.add(`(${round},${sqlText(e.key)},${seq},${b.first},${b.last},${b.count},${sqlText(hash)})`);
+      d.rows++;
+    }
+  };
+  const tombstone = (key: string) => {
+    const d = dirs[shardOf(key, shardCount)] as (typeof dirs)[number];
+    d.dir.add(`(${round},${sqlText(key)},0,0,0,0,'')`);
+    d.rows++;
+  };
+  for (const e of source.postings()) {
+    while (old && !old.done && old.value.key < e.key) {
+      tombstone(old.value.key);
+      old = basePostings?.next();
+    }
+    const was = old && !old.done && old.value.key === e.key ? old.value : null;
+    if (was) old = basePostings?.next();
+    if (!was || was.count !== e.count || !sameBlocks(was.blocks, e.blocks)) await write(e, was);
+    at++;
+    yield* ready(false);
+  }
+  while (old && !old.done) {
+    tombstone(old.value.key);
+    old = basePostings?.next();
+  }
+  yield* ready(true);
+}
+
+/** The KV values of a round: its query generator, and its df tail in buckets (core/query-generator.ts dfBucketOf). */
+export function kvValues(source: PublishSource, contentHash: string): Array<[string, string]> {
+  const round = source.manifest.round;
+  const qgen = JSON.stringify(source.queryGenerator);
+  if (qgen.length > PUBLISH_LIMITS.kvValueBytes) throw new RangeError(`the query generator (${qgen.length} bytes) is over KV's value limit`);
+  const out: Array<[string, string]> = [[queryGeneratorKey(round, contentHash), qgen]];
+  const spec = source.queryGenerator.kind === "llm" ? source.queryGenerator.policy : source.queryGenerator;
+  if (spec?.kind === "extractor" && spec.tail && source.queryDfTail) {
+    const buckets: Array<Record<string, number>> = Array.from({ length: spec.tail.buckets }, () => ({}));
+    for (const [k, df] of source.queryDfTail()) (buckets[dfBucketOf(k, spec.tail.buckets)] as Record<string, number>)[k] = df;
+    buckets.forEach((b, j) => {
+      out.push([queryDfKey(round, contentHash, j), JSON.stringify(b)]);
+    });
+  }
+  return out;
+}
+
+/** Is this posting key a keyword's (else a word's)? */
+export const isKeywordKey = (key: string) => key.startsWith(POSTING_PREFIX.keyword);

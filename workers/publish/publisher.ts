@@ -1,15 +1,27 @@
 /**
- * Atomic publish and unpublish of a round.
+ * Atomic, resumable, incremental publish and unpublish of a round.
  *
  * The catalogue's `rounds` row is the commit point: serving reads only rows
  * in state 'published', and the row becomes 'published' only after every
- * item, posting and KV value is written and counted back. An interrupted
- * publish leaves a 'publishing' row that serving ignores; running the
- * publish again clears the round's partial rows and writes them anew.
+ * batch is written and counted back. While publishing, the row holds a
+ * progress marker (content hash, base, batches committed): a publish that was
+ * killed resumes after its last committed batch (every write is an upsert, so
+ * redoing the batch in flight is harmless); one with other content clears the
+ * round's partial rows and starts again.
  */
 import { SERVING_CONFIG_KEY, type ServingConfig } from "../experiments/config.js";
-import { parseServingManifest } from "./manifest.js";
-import { type PublishPlan, queryGeneratorKey } from "./plan.js";
+import { parseServingManifest, type ServingManifest } from "./manifest.js";
+import {
+  type Batch,
+  kvValues,
+  PUBLISH_LIMITS,
+  type PublishBase,
+  type PublishSource,
+  planBatches,
+  planUnits,
+  queryGeneratorKey,
+  servingManifest,
+} from "./plan.js";
 import type { PublishTarget } from "./target.js";
 
 export class PublishError extends Error {}
@@ -23,9 +35,40 @@ export interface PublishOptions {
    * for shared state, where a round's number names its content.
    */
   readonly replace?: boolean;
+  /** Extra KV values written with the round (an LLM round's warmed keyword cache). */
+  readonly kv?: ReadonlyArray<readonly [string, string]>;
+  /** Test hook: stop (throw) after this many batches are committed. */
+  readonly stopAfterBatches?: number;
 }
 
-export type PublishProgress = (step: string, done: number, total: number) => void;
+export interface PublishProgressInfo {
+  /** Units read of `total` (items and postings, plan.ts planUnits). */
+  readonly at: number;
+  readonly total: number;
+  readonly batches: number;
+  readonly rows: number;
+  readonly blocks: number;
+  readonly skipped: number;
+}
+
+export type PublishProgress = (step: string, info: PublishProgressInfo) => void;
+
+export interface PublishReport {
+  readonly outcome: PublishOutcome;
+  readonly manifest: ServingManifest;
+  /** Rows written: item and directory rows, and blocks, by this publish (resumed batches count once). */
+  readonly rows: number;
+  readonly blocks: number;
+  readonly batches: number;
+  readonly resumedFrom: number;
+}
+
+interface Marker {
+  readonly round: number;
+  readonly contentHash: string;
+  readonly base: number | null;
+  readonly batches: number;
+}
 
 async function roundRow(target: PublishTarget, round: number): Promise<{ state: string; manifest: string } | null> {
   // One query (state and manifest joined) keeps the wrangler-CLI target to one call.
@@ -35,20 +78,32 @@ async function roundRow(target: PublishTarget, round: number): Promise<{ state: 
   return { state: row.slice(0, cut), manifest: row.slice(cut + 1) };
 }
 
+const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+async function clearRoundRows(target: PublishTarget, round: number): Promise<void> {
+  await target.catalog.execute([`DELETE FROM items WHERE round = ${round}`]);
+  for (const shard of target.shards) {
+    await shard.execute([`DELETE FROM postings WHERE round = ${round}`, "DELETE FROM blocks WHERE hash NOT IN (SELECT hash FROM postings)"]);
+  }
+}
+
 export async function publishRound(
   target: PublishTarget,
-  plan: PublishPlan,
+  source: PublishSource,
+  base: PublishBase | null,
   progress: PublishProgress = () => {},
   opts: PublishOptions = {},
-): Promise<PublishOutcome> {
-  const { round, manifest } = plan;
-  if (target.shards.length !== manifest.shardCount) {
-    throw new PublishError(`the target has ${target.shards.length} shard databases but the plan is for ${manifest.shardCount}`);
-  }
+): Promise<PublishReport> {
+  const round = source.manifest.round;
+  const shardCount = target.shards.length;
+  const contentHash = source.manifest.contentHash;
+  if (base && (base.manifest.shardCount !== shardCount || base.manifest.chain.length >= PUBLISH_LIMITS.maxChain)) base = null;
+  const manifest = servingManifest(source, shardCount, base?.manifest ?? null);
   const existing = await roundRow(target, round);
   let replaced = false;
   if (existing?.state === "published") {
-    if (parseServingManifest(existing.manifest).contentHash === manifest.contentHash) return "unchanged";
+    const published = parseServingManifest(existing.manifest);
+    if (published.contentHash === contentHash) return { outcome: "unchanged", manifest: published, rows: 0, blocks: 0, batches: 0, resumedFrom: 0 };
     if (!opts.replace) {
       throw new PublishError(`round ${round} is already published with other content: unpublish it first (npm run unpublish -- --round ${round})`);
     }
@@ -57,49 +112,78 @@ export async function publishRound(
   }
   if (existing?.state === "unpublishing") throw new PublishError(`round ${round} is being unpublished: finish that first`);
 
-  const now = new Date().toISOString();
-  const placeholder = JSON.stringify({ round, contentHash: manifest.contentHash });
-  await target.catalog.execute([
-    `INSERT OR REPLACE INTO rounds (round, state, manifest, updated_at) VALUES (${round}, 'publishing', '${placeholder.replace(/'/g, "''")}', '${now}')`,
-    `DELETE FROM items WHERE round = ${round}`,
-  ]);
-  for (const shard of target.shards) await shard.execute([`DELETE FROM postings WHERE round = ${round}`]);
-
-  const total = plan.itemStatements.length + plan.shardStatements.reduce((s, x) => s + x.length, 0) + plan.kv.length;
-  let done = 0;
-  const step = async (name: string, db: { execute(s: readonly string[]): Promise<void> }, statements: readonly string[]) => {
-    const CHUNK = 100;
-    for (let j = 0; j < statements.length; j += CHUNK) {
-      const part = statements.slice(j, j + CHUNK);
-      await db.execute(part);
-      done += part.length;
-      progress(name, done, total);
-    }
-  };
-  await step("items", target.catalog, plan.itemStatements);
-  for (const [s, statements] of plan.shardStatements.entries()) await step(`shard ${s}`, target.shards[s] as PublishTarget["shards"][number], statements);
-  for (const [k, v] of plan.kv) {
-    await target.kv.put(k, v);
-    progress("kv", ++done, total);
+  const marker = existing?.state === "publishing" ? (JSON.parse(existing.manifest) as Partial<Marker>) : null;
+  const resume = marker?.contentHash === contentHash && (marker.base ?? null) === (base?.manifest.round ?? null) ? (marker.batches ?? 0) : 0;
+  const markerSql = (batches: number) =>
+    `INSERT OR REPLACE INTO rounds (round, state, manifest, updated_at) VALUES (${round}, 'publishing', ${quote(
+      JSON.stringify({ round, contentHash, base: base?.manifest.round ?? null, batches } satisfies Marker),
+    )}, '${new Date().toISOString()}')`;
+  const writeMarker = (batches: number) => target.catalog.execute([markerSql(batches)]);
+  if (resume === 0) {
+    await writeMarker(0);
+    await clearRoundRows(target, round);
   }
 
-  // Verify before the commit point: counts in every database, and the KV values.
+  // Row counts per database: what verification expects the round to hold.
+  const expected = { items: 0, shards: new Array<number>(shardCount).fill(0) };
+  let batches = 0;
+  let rows = 0;
+  let blocks = 0;
+  for await (const batch of planBatches(source, shardCount, base)) {
+    if (batch.db < 0) expected.items += batch.rows;
+    else expected.shards[batch.db] = (expected.shards[batch.db] as number) + batch.rows;
+    batches++;
+    if (batches <= resume) continue;
+    // On the catalogue the marker rides in the batch's own call (the wrangler-CLI target pays per call).
+    if (batch.db < 0) await target.catalog.execute([...batch.statements, markerSql(batches)]);
+    else {
+      await dbOf(target, batch).execute(batch.statements);
+      await writeMarker(batches);
+    }
+    rows += batch.rows;
+    blocks += batch.blocks;
+    progress(batch.db < 0 ? "items" : `shard ${batch.db}`, { at: batch.at, total: planUnits(source), batches, rows, blocks, skipped: resume });
+    if (opts.stopAfterBatches !== undefined && batches - resume >= opts.stopAfterBatches)
+      throw new PublishError(`stopped after ${batches} batches (test hook)`);
+  }
+  const kv = [...kvValues(source, contentHash), ...(opts.kv ?? [])];
+  await target.kv.putMany(kv);
+  progress("kv", { at: planUnits(source), total: planUnits(source), batches, rows, blocks, skipped: resume });
+
+  // Verify before the commit point: counts in every database, every directory's blocks, and the KV values.
   const items = Number(await target.catalog.scalar("SELECT COUNT(*) FROM items WHERE round = ?", round));
-  if (items !== manifest.counts.items) throw new PublishError(`round ${round}: ${items} item rows written, ${manifest.counts.items} expected`);
+  if (items !== expected.items) throw new PublishError(`round ${round}: ${items} item rows written, ${expected.items} expected`);
   for (const [s, shard] of target.shards.entries()) {
     const n = Number(await shard.scalar("SELECT COUNT(*) FROM postings WHERE round = ?", round));
-    if (n !== plan.postingsPerShard[s]) throw new PublishError(`round ${round}: shard ${s} holds ${n} postings, ${plan.postingsPerShard[s]} expected`);
+    if (n !== expected.shards[s]) throw new PublishError(`round ${round}: shard ${s} holds ${n} directory rows, ${expected.shards[s]} expected`);
+    const orphans = Number(
+      await shard.scalar("SELECT COUNT(*) FROM postings p LEFT JOIN blocks b ON b.hash = p.hash WHERE p.round = ? AND p.hash != '' AND b.hash IS NULL", round),
+    );
+    if (orphans !== 0) throw new PublishError(`round ${round}: shard ${s} names ${orphans} blocks it does not hold`);
   }
-  for (const [k, v] of plan.kv) {
-    if ((await target.kv.get(k)) !== v) throw new PublishError(`round ${round}: KV value ${k} did not read back`);
-  }
-  const text = JSON.stringify(manifest).replace(/'/g, "''");
+  // The query generator is read back whole; the many small values (df buckets, warmed keywords) are listed (one call per prefix).
+  const [first, ...rest] = kv;
+  if (first && (await target.kv.get(first[0])) !== first[1]) throw new PublishError(`round ${round}: KV value ${first[0]} did not read back`);
+  const prefixes = new Set(rest.map(([k]) => k.slice(0, k.indexOf(":", k.indexOf(":") + 1) + 1)));
+  const listed = new Set<string>();
+  for (const p of prefixes) for (const k of await target.kv.keys(p)) listed.add(k);
+  const lost = rest.filter(([k]) => !listed.has(k));
+  if (lost.length > 0) throw new PublishError(`round ${round}: ${lost.length} KV values did not land (${lost[0]?.[0]} …)`);
   await target.catalog.execute([
-    `UPDATE rounds SET state = 'published', manifest = '${text}', updated_at = '${new Date().toISOString()}' WHERE round = ${round} AND state = 'publishing'`,
+    `UPDATE rounds SET state = 'published', manifest = ${quote(JSON.stringify(manifest))}, updated_at = '${new Date().toISOString()}' WHERE round = ${round} AND state = 'publishing'`,
   ]);
   const after = await roundRow(target, round);
   if (after?.state !== "published") throw new PublishError(`round ${round} changed state during publish`);
-  return replaced ? "replaced" : "published";
+  return { outcome: replaced ? "replaced" : "published", manifest, rows, blocks, batches, resumedFrom: resume };
+}
+
+const dbOf = (target: PublishTarget, batch: Batch) => (batch.db < 0 ? target.catalog : (target.shards[batch.db] as PublishTarget["shards"][number]));
+
+/** The published rounds whose chain holds `round` (they read its rows). */
+async function dependents(target: PublishTarget, round: number): Promise<number[]> {
+  const text = (await target.catalog.scalar("SELECT json_group_array(manifest) FROM rounds WHERE round != ? AND state = 'published'", round)) as string | null;
+  const manifests = (JSON.parse(text ?? "[]") as string[]).map((m) => JSON.parse(m) as { round: number; chain?: number[] });
+  return manifests.filter((m) => m.chain?.includes(round)).map((m) => m.round);
 }
 
 /** Rounds that serve traffic: the running experiment's arms, else the default round (last promoted or rolled back), else the newest. */
@@ -118,12 +202,15 @@ export async function unpublishRound(target: PublishTarget, round: number, opts:
   if (!opts.evenIfServing && existing.state === "published" && (await servingRounds(target)).includes(round)) {
     throw new PublishError(`round ${round} is serving traffic: publish a newer round, or end the experiment that serves it, first`);
   }
-  // Published rows hold the full manifest, interrupted ones a placeholder: both carry the content hash.
+  const builtOn = await dependents(target, round);
+  if (builtOn.length > 0)
+    throw new PublishError(`round ${round} is the base of round ${builtOn.join(", ")}: unpublish ${builtOn.length > 1 ? "those" : "that"} first`);
+  // Published rows hold the full manifest, interrupted ones a progress marker: both carry the content hash.
   const hash = (JSON.parse(existing.manifest) as { contentHash: string }).contentHash;
   await target.catalog.execute([`UPDATE rounds SET state = 'unpublishing' WHERE round = ${round}`]);
-  for (const shard of target.shards) await shard.execute([`DELETE FROM postings WHERE round = ${round}`]);
-  await target.catalog.execute([`DELETE FROM items WHERE round = ${round}`]);
+  await clearRoundRows(target, round);
   await target.kv.deletePrefix(queryGeneratorKey(round, hash));
+  await target.kv.deletePrefix(`qdf:${round}:`);
   await target.kv.deletePrefix(`p:${round}:`);
   await target.kv.deletePrefix(`kw:${round}:`);
   await target.catalog.execute([`DELETE FROM rounds WHERE round = ${round}`]);

@@ -12,7 +12,11 @@ export interface SqlDatabase {
 
 export interface KeyValueStore {
   put(key: string, value: string): Promise<void>;
+  /** Many values at once (the wrangler target writes them as KV bulk puts, ≤ 10,000 pairs a request). */
+  putMany(pairs: ReadonlyArray<readonly [string, string]>): Promise<void>;
   get(key: string): Promise<string | null>;
+  /** Every key under a prefix. */
+  keys(prefix: string): Promise<string[]>;
   deletePrefix(prefix: string): Promise<number>;
 }
 
@@ -55,7 +59,20 @@ export function d1Database(db: D1Like): SqlDatabase {
 export function kvStore(kv: KvLike): KeyValueStore {
   return {
     put: (k, v) => kv.put(k, v),
+    async putMany(pairs) {
+      for (const [k, v] of pairs) await kv.put(k, v);
+    },
     get: (k) => kv.get(k, "text"),
+    async keys(prefix) {
+      const out: string[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await kv.list({ prefix, cursor: cursor ?? null });
+        out.push(...page.keys.map((k) => k.name));
+        if (page.list_complete || !page.cursor) return out;
+        cursor = page.cursor;
+      }
+    },
     async deletePrefix(prefix) {
       let n = 0;
       let cursor: string | undefined;

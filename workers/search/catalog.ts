@@ -1,14 +1,18 @@
 /**
  * The catalogue database through drizzle-orm: published rounds (cached per
  * isolate for ROUND_CACHE_TTL_MS) and item rows. Item lookups for a page of
- * results are one query, whatever the page size.
+ * results are one query, whatever the page size. A round holds only the item
+ * rows that differ from its base's, so a row comes from the first round of
+ * the round's chain that has one (workers/publish/plan.ts). Reads go through
+ * the Sessions API, so production reads may be served by read replicas.
  */
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { parseServingManifest, type ServingManifest } from "../publish/manifest.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { items, rounds } from "./schema/catalog.js";
 import { fromD1 } from "./storage.js";
+import { readSession } from "./store/d1-store.js";
 import { ByteLru } from "./store/lru.js";
 
 export interface ItemRow {
@@ -35,13 +39,17 @@ export function clearRoundCache(): void {
 }
 
 export class Catalog {
-  private readonly db;
+  private session: ReturnType<typeof drizzle> | null = null;
 
   constructor(
-    d1: D1Database,
+    private readonly d1: D1Database,
     private readonly roundTtlMs: number,
-  ) {
-    this.db = drizzle(d1);
+  ) {}
+
+  /** Opened on first use, inside a read, so a failing session is that read's 503. */
+  private get db() {
+    this.session ??= drizzle(readSession(this.d1) as D1Database);
+    return this.session;
   }
 
   /** Published rounds, newest first. */
@@ -71,9 +79,9 @@ export class Catalog {
       this.db
         .select()
         .from(items)
-        .where(and(eq(items.round, round.round), sql`${items.ordinal} IN (SELECT value FROM json_each(${JSON.stringify(missing)}))`)),
+        .where(and(inArray(items.round, [...round.chain]), sql`${items.ordinal} IN (SELECT value FROM json_each(${JSON.stringify(missing)}))`)),
     );
-    for (const r of rows) {
+    for (const r of newestInChain(rows, round.chain, (r) => r.ordinal)) {
       const item = toItem(r);
       itemLru.set(prefix + item.ordinal, item);
       out.set(item.ordinal, item);
@@ -81,16 +89,27 @@ export class Catalog {
     return out;
   }
 
-  async itemById(round: number, id: string): Promise<ItemRow | null> {
+  async itemById(round: Pick<ServingManifest, "chain">, id: string): Promise<ItemRow | null> {
     const rows = await fromD1("reading an item", () =>
       this.db
         .select()
         .from(items)
-        .where(and(eq(items.round, round), eq(items.id, id)))
-        .limit(1),
+        .where(and(inArray(items.round, [...round.chain]), eq(items.id, id))),
     );
-    return rows[0] ? toItem(rows[0]) : null;
+    const [row] = newestInChain(rows, round.chain, (r) => r.ordinal);
+    return row ? toItem(row) : null;
   }
+}
+
+/** Per key, the row of the earliest round in the chain. */
+function newestInChain<R extends { round: number }>(rows: readonly R[], chain: readonly number[], key: (r: R) => number): R[] {
+  const rank = new Map(chain.map((r, j) => [r, j]));
+  const best = new Map<number, R>();
+  for (const r of rows) {
+    const b = best.get(key(r));
+    if (!b || (rank.get(r.round) as number) < (rank.get(b.round) as number)) best.set(key(r), r);
+  }
+  return [...best.values()];
 }
 
 function toItem(r: typeof items.$inferSelect): ItemRow {

@@ -20,13 +20,14 @@
  */
 import { normalizeKeyword } from "../../core/normalize.js";
 import { queryPrompt } from "../../core/prompts.js";
-import { loadQueryGenerator, type QueryGenerator, type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../../core/query-generator.js";
+import { loadQueryGenerator, type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../../core/query-generator.js";
 import { REWARD_LIMITS } from "../../core/reward.js";
 import { KeywordClient } from "../../llm/client.js";
 import type { ServingManifest } from "../publish/manifest.js";
 import { keywordCacheKeyOf, queryGeneratorKey } from "../publish/plan.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { breakerFor, type CircuitBreaker } from "./llm-breaker.js";
+import { tailedExtractor } from "./query-df.js";
 import { ByteLru } from "./store/lru.js";
 
 export type KeywordSource = "llm" | "policy" | "raw";
@@ -59,7 +60,15 @@ type Cached = QueryKeywords & { readonly expiresAtMs?: number };
 /** Per-isolate copy of the KV keyword caches (same keys, same rules). */
 export const keywordLru = new ByteLru<Cached>(SERVING_LIMITS.keywordLruBytes, (key, v) => (key.length + v.keywords.join(" ").length) * 2 + 64);
 
-const generators = new Map<string, { spec: QueryGeneratorSpec; policy: QueryGenerator | null }>();
+const generators = new Map<string, { spec: QueryGeneratorSpec; policy: CpuGenerator | null }>();
+
+/** A CPU generator as the worker runs it: a large round's extractor looks up its df tail in KV (query-df.ts). */
+type CpuGenerator = (query: string) => Promise<string[]> | string[];
+
+function cpuGenerator(spec: QueryGeneratorSpec, kv: KVNamespace, round: ServingManifest): CpuGenerator | null {
+  const extractor = spec.kind === "extractor" ? spec : spec.kind === "llm" && spec.policy?.kind === "extractor" ? spec.policy : null;
+  return (extractor && tailedExtractor(extractor, kv, round)) ?? loadQueryGenerator(spec);
+}
 
 /** Test hook: forget the parsed query generators (as a fresh isolate would). */
 export function clearGeneratorCache(): void {
@@ -73,7 +82,7 @@ async function roundGenerator(kv: KVNamespace, round: ServingManifest) {
   const text = await kv.get(key, "text");
   if (text === null) throw new Error(`round ${round.round}'s query generator is missing from KV`);
   const spec = validateQueryGeneratorSpec(JSON.parse(text));
-  const entry = { spec, policy: loadQueryGenerator(spec) };
+  const entry = { spec, policy: cpuGenerator(spec, kv, round) };
   if (generators.size >= SERVING_LIMITS.generatorCacheEntries) generators.delete(generators.keys().next().value as string);
   generators.set(key, entry);
   return entry;
@@ -147,9 +156,9 @@ export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, q
     return { keywords: [], source: "raw" };
   }
   const { spec, policy } = generator;
-  const fallback = () =>
-    policy ? { keywords: policy(query).slice(0, REWARD_LIMITS.kMax), source: "policy" as const } : { keywords: [], source: "raw" as const };
-  if (spec.kind !== "llm") return policy ? remember(deps, key, fallback(), false) : fallback();
+  const fallback = async (): Promise<QueryKeywords> =>
+    policy ? { keywords: (await policy(query)).slice(0, REWARD_LIMITS.kMax), source: "policy" } : { keywords: [], source: "raw" };
+  if (spec.kind !== "llm") return policy ? remember(deps, key, await fallback(), false) : fallback();
   if (!deps.llmBaseUrl) return fallback();
   const breaker = breakerFor(deps.llmBaseUrl, deps.llmCoolDownMs);
   // Open circuit: no call, and no cache traffic either (the fallback costs what a round without an LLM costs).
@@ -162,5 +171,5 @@ export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, q
   }
   const keywords = await llmAnswer(deps, breaker, spec, query);
   if (keywords) return remember(deps, key, { keywords, source: "llm" }, false);
-  return remember(deps, fallbackKey, fallback(), true);
+  return remember(deps, fallbackKey, await fallback(), true);
 }

@@ -9,8 +9,12 @@ export const SERVING_LIMITS = {
   itemLruBytes: 8 * 2 ** 20,
   /** In-isolate LRU of generated query keywords (in front of the KV keyword cache). */
   keywordLruBytes: 2 * 2 ** 20,
+  /** A large round's extractor df tail (query-df.ts), per isolate. */
+  dfBucketLruBytes: 4 * 2 ** 20,
   /** KV keys are at most 512 bytes; longer posting keys skip the KV cache. */
   kvKeyMaxBytes: 512,
+  /** KV's value limit (25 MiB), as base64 text. */
+  kvValueMaxBytes: 25 * 2 ** 20,
   /** KV bulk get takes at most 100 keys. */
   kvBulkGetKeys: 100,
   /** Loaded query generators kept per isolate. */

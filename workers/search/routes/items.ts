@@ -20,7 +20,7 @@ export function mountItems(app: ApiApp) {
   app.openapi(itemRoute, async (c) => {
     const { id } = c.req.valid("param");
     const round = await currentRound(c);
-    const item = await c.var.services.catalog.itemById(round.round, id);
+    const item = await c.var.services.catalog.itemById(round, id);
     if (!item) throw new Problem("notFound", `No item with id ${JSON.stringify(id.slice(0, 100))} in round ${round.round}`);
     return c.json({ round: round.round, id: item.id, name: item.name, class: item.class, category: item.category, keywords: [...item.keywords] }, 200);
   });

@@ -1,27 +1,26 @@
 /**
- * IndexStore: where the worker reads a round's encoded postings from. Every
+ * IndexStore: where the worker reads a round's blocked postings from. Every
  * backend (D1 shards, KV cache, in-isolate LRU, in-memory) implements this
  * one method and passes the conformance suite in test/workers/index-store.
  */
+import type { PostingBlock } from "../../../core/blocks.js";
+
 export interface RoundRef {
   readonly round: number;
   /** The round's content hash: cache keys carry it, so a republished round never meets stale entries. */
   readonly contentHash: string;
   readonly shardCount: number;
+  /** The rounds whose rows this round reads, itself first (workers/publish/manifest.ts). */
+  readonly chain: readonly number[];
 }
 
 export interface IndexStore {
   /**
-   * The encoded postings (core/postings.ts) for the given posting keys
+   * The blocks (core/blocks.ts), in order, of each given posting key
    * (core/shard.ts). Keys with no posting are absent from the result.
    */
-  postings(round: RoundRef, keys: readonly string[]): Promise<Map<string, Uint8Array>>;
+  postings(round: RoundRef, keys: readonly string[]): Promise<Map<string, PostingBlock[]>>;
 }
 
-/** Accepts the shapes D1 and KV return for binary values. */
-export function toBytes(v: unknown): Uint8Array {
-  if (v instanceof Uint8Array) return v;
-  if (v instanceof ArrayBuffer) return new Uint8Array(v);
-  if (Array.isArray(v)) return Uint8Array.from(v as number[]);
-  throw new TypeError("posting data is not binary");
-}
+/** Bytes a block list holds (for byte-budgeted caches). */
+export const blocksBytes = (blocks: readonly PostingBlock[]) => blocks.reduce((s, b) => s + b.data.byteLength + 32, 0);

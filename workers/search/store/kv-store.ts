@@ -2,12 +2,14 @@
  * A KV read-through cache in front of another store. Rounds are immutable
  * and keys carry the round's content hash, so entries never need
  * invalidation. Misses are written back after the response (waitUntil);
- * absent postings are cached too, as an empty value. Values are base64 text
+ * absent postings are cached too, as an empty value. A value is a posting's
+ * blocks packed into one byte string (core/blocks.ts packBlocks), as base64 text
  * because KV's bulk get (100 keys, one operation) returns text or JSON only.
  * KV is a cache here, never the source: a failed KV read is a miss, so a KV
  * outage falls back to D1.
  */
 import { fromBase64, toBase64 } from "../../../core/base64.js";
+import { type PostingBlock, packBlocks, unpackBlocks } from "../../../core/blocks.js";
 import { SERVING_LIMITS } from "../limits.js";
 import type { IndexStore, RoundRef } from "./index-store.js";
 
@@ -25,8 +27,8 @@ export class KvCachedStore implements IndexStore {
     private readonly waitUntil: (p: Promise<unknown>) => void,
   ) {}
 
-  async postings(round: RoundRef, keys: readonly string[]): Promise<Map<string, Uint8Array>> {
-    const out = new Map<string, Uint8Array>();
+  async postings(round: RoundRef, keys: readonly string[]): Promise<Map<string, PostingBlock[]>> {
+    const out = new Map<string, PostingBlock[]>();
     const kvKeys = new Map<string, string>();
     const misses: string[] = [];
     for (const k of new Set(keys)) {
@@ -48,7 +50,7 @@ export class KvCachedStore implements IndexStore {
         const v = got.get(kk);
         const key = kvKeys.get(kk) as string;
         if (v === null || v === undefined) misses.push(key);
-        else if (v !== "") out.set(key, fromBase64(v));
+        else if (v !== "") out.set(key, unpackBlocks(fromBase64(v)));
       }
     }
     if (misses.length === 0) return out;
@@ -58,7 +60,9 @@ export class KvCachedStore implements IndexStore {
       const v = fetched.get(k);
       if (v) out.set(k, v);
       const kk = kvPostingKey(round, k);
-      if (kk) writes.push(Promise.resolve().then(() => this.kv.put(kk, v ? toBase64(v) : "")));
+      const text = v ? toBase64(packBlocks(v)) : "";
+      // A posting over KV's value limit (100M-item catalogues) stays a D1 read.
+      if (kk && text.length <= SERVING_LIMITS.kvValueMaxBytes) writes.push(Promise.resolve().then(() => this.kv.put(kk, text)));
     }
     this.waitUntil(Promise.all(writes).catch((e) => console.warn("KV write-back failed", e)));
     return out;

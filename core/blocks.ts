@@ -1,0 +1,168 @@
+/**
+ * Blocked postings: every posting list is cut into blocks of bounded encoded
+ * size, so no D1 row, SQL statement or cache entry grows with the catalogue.
+ *
+ * A block is an ordinary posting of core/postings.ts over a slice of the
+ * list (its first delta is from 0, so it decodes on its own), plus its skip
+ * data: the first and last item ordinal it holds and its entry count.
+ * Joining a posting's blocks in order gives back the list exactly, and a
+ * block whose [first, last] holds no candidate can be left undecoded: BM25
+ * only needs the word's df, which is the sum of the block counts.
+ */
+import { decodeKeywordPosting, decodeWordPosting, encodeKeywordPosting, encodeWordPosting, type WordPosting } from "./postings.js";
+import { type FetchedPostings, type QueryPlan, unionPostings } from "./retrieve.js";
+import { keywordKey, wordKey } from "./shard.js";
+import { ByteReader, ByteWriter } from "./varint.js";
+
+export const BLOCK_LIMITS = {
+  /** Encoded bytes per block: 16 KB is 32 KB of hex SQL, well inside D1's 100 KB statement. */
+  maxBlockBytes: 16_384,
+} as const;
+
+export interface PostingBlock {
+  readonly first: number;
+  readonly last: number;
+  readonly count: number;
+  readonly data: Uint8Array;
+}
+
+const varintBytes = (v: number) => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5);
+
+/** Block boundaries for entries whose encoded size is entryBytes(j, prev): [start, end) pairs, each within maxBytes. */
+function cut(n: number, items: ArrayLike<number>, entryBytes: (j: number, prev: number) => number, maxBytes: number): Array<[number, number]> {
+  // The count varint of a block is at most 3 bytes while a block holds < 2^21 entries, which maxBytes ≤ 2 MB guarantees.
+  const header = 3;
+  if (maxBytes < header + 15) throw new RangeError(`a block must allow at least ${header + 15} bytes`);
+  const out: Array<[number, number]> = [];
+  let start = 0;
+  let bytes = header;
+  for (let j = 0; j < n; j++) {
+    const size = entryBytes(j, j === start ? 0 : (items[j - 1] as number));
+    if (j > start && bytes + size > maxBytes) {
+      out.push([start, j]);
+      start = j;
+      bytes = header + entryBytes(j, 0);
+    } else bytes += size;
+  }
+  if (n > 0) out.push([start, n]);
+  return out;
+}
+
+export function blockKeywordPosting(items: Uint32Array, maxBytes: number = BLOCK_LIMITS.maxBlockBytes): PostingBlock[] {
+  return cut(items.length, items, (j, prev) => varintBytes((items[j] as number) - prev), maxBytes).map(([s, e]) => {
+    const slice = items.subarray(s, e);
+    return { first: slice[0] as number, last: slice[slice.length - 1] as number, count: slice.length, data: encodeKeywordPosting(slice) };
+  });
+}
+
+export function blockWordPosting(p: WordPosting, maxBytes: number = BLOCK_LIMITS.maxBlockBytes): PostingBlock[] {
+  const size = (j: number, prev: number) => varintBytes((p.items[j] as number) - prev) + varintBytes(p.tfs[j] as number) + varintBytes(p.lengths[j] as number);
+  return cut(p.items.length, p.items, size, maxBytes).map(([s, e]) => ({
+    first: p.items[s] as number,
+    last: p.items[e - 1] as number,
+    count: e - s,
+    data: encodeWordPosting({ items: p.items.subarray(s, e), tfs: p.tfs.subarray(s, e), lengths: p.lengths.subarray(s, e) }),
+  }));
+}
+
+export function joinKeywordBlocks(blocks: readonly PostingBlock[]): Uint32Array {
+  const parts = blocks.map((b) => decodeKeywordPosting(b.data));
+  const out = new Uint32Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** The word posting of the given blocks (all of a list's, or the ones that hold candidates), with the list's df. */
+export function joinWordBlocks(blocks: readonly PostingBlock[], df?: number): WordPosting {
+  const parts = blocks.map((b) => decodeWordPosting(b.data));
+  const n = parts.reduce((s, p) => s + p.items.length, 0);
+  const items = new Uint32Array(n);
+  const tfs = new Uint32Array(n);
+  const lengths = new Uint32Array(n);
+  let at = 0;
+  for (const p of parts) {
+    items.set(p.items, at);
+    tfs.set(p.tfs, at);
+    lengths.set(p.lengths, at);
+    at += p.items.length;
+  }
+  return { items, tfs, lengths, df: df ?? n };
+}
+
+export const postingCount = (blocks: readonly PostingBlock[]) => blocks.reduce((s, b) => s + b.count, 0);
+
+/** The blocks whose [first, last] holds at least one of the (ascending) candidates: the only ones scoring must read. */
+export function blocksHolding(blocks: readonly PostingBlock[], candidates: Uint32Array): PostingBlock[] {
+  return blocks.filter((b) => {
+    let lo = 0;
+    let hi = candidates.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((candidates[mid] as number) < b.first) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < candidates.length && (candidates[lo] as number) <= b.last;
+  });
+}
+
+/** One posting's blocks as one byte string (what the KV cache stores): varint count, then first, last, n, length, bytes per block. */
+export function packBlocks(blocks: readonly PostingBlock[]): Uint8Array {
+  const w = new ByteWriter(16);
+  w.uint(blocks.length);
+  for (const b of blocks) {
+    w.uint(b.first);
+    w.uint(b.last);
+    w.uint(b.count);
+    w.uint(b.data.length);
+  }
+  const head = w.finish();
+  const out = new Uint8Array(head.length + blocks.reduce((s, b) => s + b.data.length, 0));
+  out.set(head);
+  let at = head.length;
+  for (const b of blocks) {
+    out.set(b.data, at);
+    at += b.data.length;
+  }
+  return out;
+}
+
+export function unpackBlocks(bytes: Uint8Array): PostingBlock[] {
+  const r = new ByteReader(bytes);
+  const n = r.uint();
+  const heads: Array<[number, number, number, number]> = [];
+  for (let j = 0; j < n; j++) heads.push([r.uint(), r.uint(), r.uint(), r.uint()]);
+  let at = r.pos;
+  const out: PostingBlock[] = [];
+  for (const [first, last, count, len] of heads) {
+    if (at + len > bytes.length) throw new RangeError("truncated block list");
+    out.push({ first, last, count, data: bytes.subarray(at, at + len) });
+    at += len;
+  }
+  if (at !== bytes.length) throw new RangeError("trailing bytes in block list");
+  return out;
+}
+
+/**
+ * A plan's postings from their blocks, as executeQuery takes them. Keyword
+ * postings are decoded whole (their union is I_ret(q)); of each word posting
+ * only the blocks whose [first, last] holds a candidate are decoded, with the
+ * word's df from the block counts, so BM25 is exactly the full posting's.
+ */
+export function postingsFromBlocks(plan: QueryPlan, blocks: ReadonlyMap<string, readonly PostingBlock[]>): FetchedPostings {
+  const keywords = new Map<string, Uint32Array>();
+  for (const k of plan.keywords) {
+    const b = blocks.get(keywordKey(k));
+    if (b) keywords.set(k, joinKeywordBlocks(b));
+  }
+  const candidates = unionPostings(keywords.values());
+  const words = new Map<string, WordPosting>();
+  for (const w of plan.words) {
+    const b = blocks.get(wordKey(w));
+    if (b) words.set(w, joinWordBlocks(blocksHolding(b, candidates), postingCount(b)));
+  }
+  return { keywords, words };
+}

@@ -1,0 +1,166 @@
+/**
+ * `npm run bench:scale -- --items N [--seed S] [--keep DIR]`: the pipeline at
+ * catalogue size N on a synthetic WANDS-format catalogue (npm run synth):
+ * synth, build-round, eval and publish (time, peak RSS), the artifact's size,
+ * D1 rows per shard and the largest rows, an incremental publish of a round
+ * that changes 1 % of the items, and search latency through `wrangler dev`
+ * for common and rare queries (cold and warm) against /healthz, with the
+ * workerd process's memory read from /proc. A benchmark, not a test.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { dataDir, loadQueries, WANDS_FILES } from "../training/data/wands.js";
+import { deriveRound, postingFigures, step, storageFigures } from "./bench/scale-steps.js";
+import { percentile, printTable } from "./bench/stats.js";
+import { intOption, parseCli, runCli } from "./cli.js";
+import { startDevServer } from "./dev-server.js";
+import { assertPortFree } from "./port.js";
+import { readDeployConfig } from "./publish/deploy-config.js";
+import { applyMigrations } from "./publish/targets.js";
+
+const USAGE = "npm run bench:scale -- --items N [--seed S] [--keep DIR]";
+const BENCH = { port: 8795, warmRepeats: 15, healthRepeats: 50, rareQueries: 20, changedShare: 0.01 } as const;
+const COMMON = ["chair", "wall", "gray sofa", "wood table", "bed"] as const;
+
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+const duBytes = (dir: string) => Number(execFileSync("du", ["-sb", dir], { encoding: "utf8" }).split("\t")[0]);
+
+/** RSS and peak RSS (MB) of the workerd processes in the dev server's process group. */
+function workerdMemory(pgid: number): { rssMb: number; peakMb: number } {
+  const pids = execFileSync("ps", ["-o", "pid=,comm=", "-g", String(pgid)], { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.includes("workerd"))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
+  let rss = 0;
+  let peak = 0;
+  for (const pid of pids) {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    rss += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    peak += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  }
+  return { rssMb: rss / 1024, peakMb: peak / 1024 };
+}
+
+async function timed(url: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+  return performance.now() - t0;
+}
+
+runCli(async () => {
+  const args = parseCli({ items: { type: "string" }, seed: { type: "string" }, keep: { type: "string" } }, USAGE);
+  const items = intOption("items", args.items, 100_000, 1);
+  const seed = intOption("seed", args.seed, 42);
+  await assertPortFree(BENCH.port);
+  const work = args.keep ?? mkdtempSync(join(tmpdir(), "cogr-scale-"));
+  const data = join(work, "data");
+  const artifacts = join(work, "artifacts");
+  const state = join(work, "state");
+  const env = { COGR_DATA: data, COGR_ARTIFACTS: artifacts };
+  const rows: Array<Record<string, string>> = [];
+  const row = (what: string, r: { seconds: number; peakRssMb: number }, note = "") =>
+    rows.push({ step: what, seconds: r.seconds.toFixed(1), "peak RSS MB": Number.isNaN(r.peakRssMb) ? "" : r.peakRssMb.toFixed(0), note });
+  try {
+    row("synth", await step("synth", ["--items", String(items), "--seed", String(seed), "--out", data], { COGR_DATA: dataDir() }));
+    row("build-round --round 0", await step("build-round", ["--round", "0"], env), `artifact ${mb(duBytes(join(artifacts, "rounds", "0")))} MB`);
+    const ev = await step("eval", ["--method", "keywords", "--round", "0", "--json"], env);
+    const f1 = (JSON.parse(ev.out.split("\n").at(-1) as string) as { f1: number }).f1;
+    row("eval --method keywords (dev)", ev, `F1 ${f1.toFixed(4)}`);
+    const m0 = performance.now();
+    await applyMigrations(readDeployConfig(), { mode: "local", stateDir: state });
+    row("migrations (fresh local state, once)", { seconds: (performance.now() - m0) / 1000, peakRssMb: Number.NaN });
+    const pub = await step("publish", ["--round", "0", "--local", "--state", state], env);
+    row("publish --round 0 (full)", pub, pub.out.replace(/^.*: /, ""));
+    const noop = await step("publish", ["--round", "0", "--local", "--state", state], env);
+    row("publish --round 0 again (no-op)", noop);
+    const t0 = performance.now();
+    const { changed } = deriveRound(artifacts, BENCH.changedShare);
+    row(
+      "derive round 1 (1% of items changed)",
+      { seconds: (performance.now() - t0) / 1000, peakRssMb: process.resourceUsage().maxRSS / 1024 },
+      `${changed} items changed`,
+    );
+    const inc = await step("publish", ["--round", "1", "--local", "--state", state], env);
+    row("publish --round 1 (incremental)", inc, inc.out.replace(/^.*: /, ""));
+    printTable(rows);
+
+    const written = (out: string) => {
+      const m = /wrote (\d+) rows and (\d+) blocks/.exec(out);
+      return m ? Number(m[1]) + Number(m[2]) : Number.NaN;
+    };
+    const share = written(inc.out) / written(pub.out);
+    console.log(
+      `\nincremental publish of a 1%-changed round: ${written(inc.out)} of a full publish's ${written(pub.out)} rows (${(share * 100).toFixed(1)} %)`,
+    );
+
+    const storage = await storageFigures(readDeployConfig(), state);
+    console.log(`\nD1 after both rounds: ${storage.itemRows} item rows (largest ${storage.largestItemRowBytes} B)`);
+    printTable(
+      storage.shards.map((s, j) => ({
+        shard: String(j),
+        "directory rows": String(s.directoryRows),
+        blocks: String(s.blocks),
+        "block MB": mb(s.blockBytes),
+        "largest row B": String(s.largestBlockBytes),
+      })),
+    );
+
+    const figures = postingFigures(artifacts, 1, COMMON);
+    const l = figures.largest;
+    console.log(`\nlargest posting ${l.key}: ${l.entries} entries, ${mb(l.bytes)} MB in ${l.blocks} blocks`);
+    printTable(
+      figures.queries.map((q) => ({ query: q.query, "posting keys": String(q.keys), entries: String(q.entries), "encoded MB (all blocks)": mb(q.bytes) })),
+    );
+
+    const server = await startDevServer(BENCH.port, state, "ignore");
+    try {
+      const pgid = server.child.pid as number;
+      const idle = workerdMemory(pgid);
+      const health: number[] = [];
+      for (let j = 0; j < BENCH.healthRepeats; j++) health.push(await timed(`${server.url}/healthz`));
+      const healthP50 = percentile(
+        [...health].sort((a, b) => a - b),
+        50,
+      );
+      const queries = await loadQueries(join(data, WANDS_FILES.queries));
+      const rare = queries
+        .filter((_, j) => j % Math.floor(queries.length / BENCH.rareQueries) === 3)
+        .slice(0, BENCH.rareQueries)
+        .map((q) => q.text);
+      const measure = async (label: string, qs: readonly string[]) => {
+        const cold: number[] = [];
+        const warm: number[] = [];
+        for (const q of qs) {
+          const url = `${server.url}/v1/search?q=${encodeURIComponent(q)}&limit=10`;
+          cold.push(await timed(url));
+          for (let j = 0; j < BENCH.warmRepeats; j++) warm.push(await timed(url));
+        }
+        const s = (xs: number[]) => [...xs].sort((a, b) => a - b);
+        return {
+          queries: label,
+          "cold p50 ms": percentile(s(cold), 50).toFixed(1),
+          "warm p50 ms": percentile(s(warm), 50).toFixed(1),
+          "warm p99 ms": percentile(s(warm), 99).toFixed(1),
+          "warm p50 / healthz p50": (percentile(s(warm), 50) / healthP50).toFixed(2),
+        };
+      };
+      const table = [await measure(`common (${COMMON.join(", ")})`, COMMON), await measure(`rare (${rare.length} WANDS queries)`, rare)];
+      const busy = workerdMemory(pgid);
+      console.log(`\nsearch through wrangler dev (round 1 serving), /healthz p50 ${healthP50.toFixed(1)} ms`);
+      printTable(table);
+      console.log(
+        `\nworkerd memory (measured, /proc): RSS ${idle.rssMb.toFixed(0)} MB after start, ${busy.rssMb.toFixed(0)} MB after the searches, peak ${busy.peakMb.toFixed(0)} MB`,
+      );
+    } finally {
+      server.stop();
+      await server.exited;
+    }
+  } finally {
+    if (!args.keep) rmSync(work, { recursive: true, force: true });
+  }
+});

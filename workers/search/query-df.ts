@@ -1,0 +1,56 @@
+/**
+ * The df tail of a large round's extractor (core/query-generator.ts): the
+ * generator ships only the df of its most frequent keywords, so what an
+ * isolate parses stays bounded whatever the catalogue's vocabulary. A query's
+ * other n-grams are looked up in the round's df buckets in KV, all in one bulk
+ * read, through a byte-budgeted isolate LRU. A failed read leaves the head
+ * alone: the search still answers, from the keywords the head knows.
+ */
+import { dfBucketOf, type ExtractorGeneratorSpec, extractorGenerator, extractorTailTerms } from "../../core/query-generator.js";
+import type { ServingManifest } from "../publish/manifest.js";
+import { queryDfKey } from "../publish/plan.js";
+import { SERVING_LIMITS } from "./limits.js";
+import { ByteLru } from "./store/lru.js";
+
+export const dfBucketLru = new ByteLru<Record<string, number>>(SERVING_LIMITS.dfBucketLruBytes, (key, v) => key.length * 2 + JSON.stringify(v).length * 2 + 64);
+
+export type AsyncGenerator = (query: string) => Promise<string[]>;
+
+/** The extractor with its df tail fetched per query, or null when the extractor has no tail. */
+export function tailedExtractor(spec: ExtractorGeneratorSpec, kv: KVNamespace, round: ServingManifest): AsyncGenerator | null {
+  if (!spec.tail) return null;
+  const head = new Map(spec.df);
+  const generate = extractorGenerator(spec, head);
+  const buckets = spec.tail.buckets;
+  return async (query) => {
+    const terms = extractorTailTerms(spec, head, query);
+    const keys = [...new Set(terms.map((t) => queryDfKey(round.round, round.contentHash, dfBucketOf(t, buckets))))];
+    const got = new Map<string, Record<string, number>>();
+    const missing = keys.filter((k) => {
+      const hit = dfBucketLru.get(k);
+      if (hit) got.set(k, hit);
+      return !hit;
+    });
+    for (let j = 0; j < missing.length; j += SERVING_LIMITS.kvBulkGetKeys) {
+      const chunk = missing.slice(j, j + SERVING_LIMITS.kvBulkGetKeys);
+      try {
+        const values = await kv.get<Record<string, number>>(chunk, "json");
+        for (const k of chunk) {
+          const v = values.get(k);
+          if (v) {
+            dfBucketLru.set(k, v);
+            got.set(k, v);
+          }
+        }
+      } catch (e) {
+        console.warn(`round ${round.round}: its query df could not be read; answering from the generator's head:`, (e as Error).message);
+      }
+    }
+    const tail = new Map<string, number>();
+    for (const t of terms) {
+      const df = got.get(queryDfKey(round.round, round.contentHash, dfBucketOf(t, buckets)))?.[t];
+      if (df !== undefined) tail.set(t, df);
+    }
+    return generate(query, tail);
+  };
+}
