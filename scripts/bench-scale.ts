@@ -15,13 +15,13 @@ import { performance } from "node:perf_hooks";
 import { dataDir, loadQueries, WANDS_FILES } from "../training/data/wands.js";
 import { deriveRound, postingFigures, step, storageFigures } from "./bench/scale-steps.js";
 import { percentile, printTable } from "./bench/stats.js";
-import { intOption, parseCli, runCli } from "./cli.js";
+import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
 import { readDeployConfig } from "./publish/deploy-config.js";
-import { applyMigrations } from "./publish/targets.js";
+import { applyMigrations, localTarget } from "./publish/targets.js";
 
-const USAGE = "npm run bench:scale -- --items N [--seed S] [--keep DIR]";
+const USAGE = "npm run bench:scale -- --items N [--seed S] [--keep DIR [--search-only]]";
 const BENCH = { port: 8795, warmRepeats: 15, healthRepeats: 50, rareQueries: 20, changedShare: 0.01 } as const;
 const COMMON = ["chair", "wall", "gray sofa", "wood table", "bed"] as const;
 
@@ -44,16 +44,20 @@ function workerdMemory(pgid: number): { rssMb: number; peakMb: number } {
   return { rssMb: rss / 1024, peakMb: peak / 1024 };
 }
 
+let users = 0;
+
+/** One request, from a user key of its own (as bench:serve does), so the per-user rate limit never answers instead of the search. */
 async function timed(url: string): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(url);
+  const res = await fetch(url, { headers: { "x-cogr-user": `bench-scale-${users++}` } });
   await res.arrayBuffer();
   if (!res.ok) throw new Error(`${url} answered ${res.status}`);
   return performance.now() - t0;
 }
 
 runCli(async () => {
-  const args = parseCli({ items: { type: "string" }, seed: { type: "string" }, keep: { type: "string" } }, USAGE);
+  const args = parseCli({ items: { type: "string" }, seed: { type: "string" }, keep: { type: "string" }, "search-only": { type: "boolean" } }, USAGE);
+  if (args["search-only"] && !args.keep) throw new UsageError(`--search-only measures the searches of a run kept with --keep DIR\nusage: ${USAGE}`);
   const items = intOption("items", args.items, 100_000, 1);
   const seed = intOption("seed", args.seed, 42);
   await assertPortFree(BENCH.port);
@@ -66,6 +70,13 @@ runCli(async () => {
   const row = (what: string, r: { seconds: number; peakRssMb: number }, note = "") =>
     rows.push({ step: what, seconds: r.seconds.toFixed(1), "peak RSS MB": Number.isNaN(r.peakRssMb) ? "" : r.peakRssMb.toFixed(0), note });
   try {
+    if (!args["search-only"]) await pipeline();
+    await searches();
+  } finally {
+    if (!args.keep) rmSync(work, { recursive: true, force: true });
+  }
+
+  async function pipeline() {
     row("synth", await step("synth", ["--items", String(items), "--seed", String(seed), "--out", data], { COGR_DATA: dataDir() }));
     row("build-round --round 0", await step("build-round", ["--round", "0"], env), `artifact ${mb(duBytes(join(artifacts, "rounds", "0")))} MB`);
     const ev = await step("eval", ["--method", "keywords", "--round", "0", "--json"], env);
@@ -109,14 +120,21 @@ runCli(async () => {
         "largest row B": String(s.largestBlockBytes),
       })),
     );
+  }
 
+  async function searches() {
     const figures = postingFigures(artifacts, 1, COMMON);
     const l = figures.largest;
-    console.log(`\nlargest posting ${l.key}: ${l.entries} entries, ${mb(l.bytes)} MB in ${l.blocks} blocks`);
+    console.log(`\nlargest posting ${l.key}: ${l.entries} entries, ${(l.bytes / 1024).toFixed(0)} KB in ${l.blocks} blocks`);
     printTable(
-      figures.queries.map((q) => ({ query: q.query, "posting keys": String(q.keys), entries: String(q.entries), "encoded MB (all blocks)": mb(q.bytes) })),
+      figures.queries.map((q) => ({ query: q.query, "posting keys": String(q.keys), entries: String(q.entries), "encoded KB (all blocks)": (q.bytes / 1024).toFixed(0) })),
     );
 
+    // Cold means cold: no cached postings or keywords in KV (a kept state may hold some from an earlier run), and a fresh isolate.
+    const kv = await localTarget(readDeployConfig(), state);
+    const dropped = (await kv.kv.deletePrefix("p:")) + (await kv.kv.deletePrefix("kw:"));
+    await kv.dispose();
+    if (dropped > 0) console.log(`(dropped ${dropped} cached KV values of an earlier run)`);
     const server = await startDevServer(BENCH.port, state, "ignore");
     try {
       const pgid = server.child.pid as number;
@@ -160,7 +178,5 @@ runCli(async () => {
       server.stop();
       await server.exited;
     }
-  } finally {
-    if (!args.keep) rmSync(work, { recursive: true, force: true });
   }
 });
