@@ -127,7 +127,12 @@ runCli(async () => {
     const l = figures.largest;
     console.log(`\nlargest posting ${l.key}: ${l.entries} entries, ${(l.bytes / 1024).toFixed(0)} KB in ${l.blocks} blocks`);
     printTable(
-      figures.queries.map((q) => ({ query: q.query, "posting keys": String(q.keys), entries: String(q.entries), "encoded KB (all blocks)": (q.bytes / 1024).toFixed(0) })),
+      figures.queries.map((q) => ({
+        query: q.query,
+        "posting keys": String(q.keys),
+        entries: String(q.entries),
+        "encoded KB (all blocks)": (q.bytes / 1024).toFixed(0),
+      })),
     );
 
     // Cold means cold: no cached postings or keywords in KV (a kept state may hold some from an earlier run), and a fresh isolate.

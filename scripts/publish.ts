@@ -26,6 +26,8 @@ runCli(async () => {
     const r = await publishTo(target, choice.round, {
       incremental: !choice.full,
       progress: (step, p) => {
+        // Test hook: a real kill after N committed batches (test/node/publish-resume.test.ts).
+        if (process.env.COGR_PUBLISH_KILL_AFTER === String(p.batches - p.skipped)) process.kill(process.pid, "SIGKILL");
         bar?.setTotal(p.total);
         bar?.update(p.at, { step, rows: p.rows, blocks: p.blocks });
       },

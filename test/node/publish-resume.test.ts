@@ -1,0 +1,46 @@
+/** `npm run publish` killed for real (SIGKILL) after some batches, then run again: it resumes after the last committed batch. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readDeployConfig } from "../../scripts/publish/deploy-config.js";
+import { localTarget } from "../../scripts/publish/targets.js";
+import { runScriptAsync } from "../cli.js";
+import { writeSyntheticWands } from "../fixtures.js";
+
+describe("publish after a kill", () => {
+  it("resumes after its last committed batch and completes the round", async () => {
+    const synth = writeSyntheticWands(300);
+    const artifacts = mkdtempSync(join(tmpdir(), "cogr-resume-art-"));
+    const state = mkdtempSync(join(tmpdir(), "cogr-resume-state-"));
+    const env = { COGR_DATA: synth.dir, COGR_ARTIFACTS: artifacts };
+    expect((await runScriptAsync("build-round.ts", ["--round", "0", "--dev-queries", "5"], env)).status).toBe(0);
+
+    const killed = await runScriptAsync("publish.ts", ["--round", "0", "--state", state], { ...env, COGR_PUBLISH_KILL_AFTER: "2" });
+    expect(killed.status).not.toBe(0);
+    const target = () => localTarget(readDeployConfig(), state);
+    let t = await target();
+    try {
+      expect(await t.catalog.scalar("SELECT state FROM rounds WHERE round = 0")).toBe("publishing");
+      expect(JSON.parse((await t.catalog.scalar("SELECT manifest FROM rounds WHERE round = 0")) as string)).toMatchObject({ batches: 2 });
+    } finally {
+      await t.dispose();
+    }
+
+    const resumed = await runScriptAsync("publish.ts", ["--round", "0", "--state", state], env);
+    expect(resumed.stderr).toBe("");
+    expect(resumed.stdout).toMatch(/round 0 published in full \(resumed after batch 2\)/);
+    t = await target();
+    try {
+      expect(await t.catalog.scalar("SELECT state FROM rounds WHERE round = 0")).toBe("published");
+      expect(Number(await t.catalog.scalar("SELECT COUNT(*) FROM items WHERE round = 0"))).toBe(300);
+      for (const s of t.shards) {
+        expect(Number(await s.scalar("SELECT COUNT(*) FROM postings WHERE round = 0"))).toBeGreaterThan(0);
+        expect(Number(await s.scalar("SELECT COUNT(*) FROM postings p LEFT JOIN blocks b ON b.hash = p.hash WHERE b.hash IS NULL"))).toBe(0);
+      }
+    } finally {
+      await t.dispose();
+    }
+    expect((await runScriptAsync("publish.ts", ["--round", "0", "--state", state], env)).stdout).toMatch(/round 0 was already published/);
+  }, 240_000);
+});
