@@ -112,9 +112,12 @@ export class IndexBuilder {
   }
 
   finish(): KeywordIndex {
+    // Each list is dropped as soon as it is converted, so the arrays and their typed copies never coexist whole.
     const kw = new Map<string, Uint32Array>();
-    for (const [k, l] of this.kwLists) kw.set(k, Uint32Array.from(l));
-    this.kwLists.clear();
+    for (const [k, l] of this.kwLists) {
+      kw.set(k, Uint32Array.from(l));
+      this.kwLists.delete(k);
+    }
     const words = new Map<string, WordPosting>();
     for (const [w, l] of this.wordLists) {
       const n = l.length / 3;
@@ -125,8 +128,8 @@ export class IndexBuilder {
         p.lengths[j] = l[3 * j + 2] as number;
       }
       words.set(w, p);
+      this.wordLists.delete(w);
     }
-    this.wordLists.clear();
     return KeywordIndex.fromPostings(this.ids, this.totalLength, kw, words);
   }
 }
