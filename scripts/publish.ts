@@ -1,5 +1,5 @@
 /**
- * `npm run publish -- --round N [--local | --remote [--env E]] [--state DIR] [--via-wrangler] [--full]`
+ * `npm run publish -- --round N [--local | --remote [--env E]] [--state DIR] [--via-wrangler] [--full] [--replace]`
  * Loads a round artifact into the serving index (D1 shards, catalogue, KV):
  * atomically, streamed, resumable after a kill, and incremental on the newest
  * published round with the same items unless --full.
@@ -11,7 +11,7 @@ import { publishTo } from "./publish/local.js";
 import { openTarget, parseTargetArgs } from "./publish/options.js";
 import { applyMigrations } from "./publish/targets.js";
 
-const USAGE = "npm run publish -- --round N [--local | --remote [--env E]] [--state DIR] [--via-wrangler] [--full]";
+const USAGE = "npm run publish -- --round N [--local | --remote [--env E]] [--state DIR] [--via-wrangler] [--full] [--replace]";
 
 runCli(async () => {
   const choice = parseTargetArgs(USAGE);
@@ -25,6 +25,7 @@ runCli(async () => {
     bar?.start(1, 0, { step: "", rows: 0, blocks: 0 });
     const r = await publishTo(target, choice.round, {
       incremental: !choice.full,
+      replace: choice.replace,
       progress: (step, p) => {
         // Test hook: a real kill after N committed batches (test/node/publish-resume.test.ts).
         if (process.env.COGR_PUBLISH_KILL_AFTER === String(p.batches - p.skipped)) process.kill(process.pid, "SIGKILL");
@@ -39,7 +40,7 @@ runCli(async () => {
     const how =
       r.outcome === "unchanged"
         ? "was already published"
-        : `published${m.chain.length > 1 ? ` on round ${m.chain[1]}` : " in full"}${r.resumedFrom > 0 ? ` (resumed after batch ${r.resumedFrom})` : ""}`;
+        : `${r.outcome === "replaced" ? "replaced and " : ""}published${m.chain.length > 1 ? ` on round ${m.chain[1]}` : " in full"}${r.resumedFrom > 0 ? ` (resumed after batch ${r.resumedFrom})` : ""}`;
     console.log(
       `round ${m.round} ${how} to ${where}: ${m.counts.items} items, ${m.counts.keywords + m.counts.words} postings over ${m.shardCount} shards; ` +
         `wrote ${r.rows} rows and ${r.blocks} blocks in ${r.batches - r.resumedFrom} batches; ${((performance.now() - t0) / 1000).toFixed(1)} s`,

@@ -12,6 +12,8 @@ export interface TargetChoice {
   readonly viaWrangler: boolean;
   /** publish only: write every row, building on no published round. */
   readonly full: boolean;
+  /** publish only, local state only: a round N published with other content is unpublished first. */
+  readonly replace: boolean;
 }
 
 export function parseTargetArgs(usage: string): TargetChoice {
@@ -24,12 +26,14 @@ export function parseTargetArgs(usage: string): TargetChoice {
       state: { type: "string" },
       "via-wrangler": { type: "boolean" },
       full: { type: "boolean" },
+      replace: { type: "boolean" },
     },
     usage,
   );
   if (args.round === undefined) throw new UsageError(`--round is required\nusage: ${usage}`);
   if (args.local && args.remote) throw new UsageError("choose one of --local and --remote");
   if (args.env && !args.remote) throw new UsageError("--env goes with --remote (local state has no environments)");
+  if (args.replace && args.remote) throw new UsageError("--replace is for local state only: on shared state a round's number names its content");
   const mode = args.remote ? "remote" : "local";
   return {
     round: intOption("round", args.round, 0),
@@ -38,6 +42,7 @@ export function parseTargetArgs(usage: string): TargetChoice {
     config: readDeployConfig(args.env),
     viaWrangler: mode === "remote" || Boolean(args["via-wrangler"]),
     full: Boolean(args.full),
+    replace: Boolean(args.replace),
   };
 }
 

@@ -65,5 +65,17 @@ describe("publish after a kill", () => {
       await t.dispose();
     }
     expect((await runScriptAsync("publish.ts", ["--round", "0", "--state", state], env)).stdout).toMatch(/round 0 was already published/);
-  }, 240_000);
+
+    // Round 0 rebuilt with another split is other content: refused, or replaced with --replace (local state only).
+    expect((await runScriptAsync("build-round.ts", ["--round", "0", "--dev-queries", "5", "--seed", "9"], env)).status).toBe(0);
+    const refused = await runScriptAsync("publish.ts", ["--round", "0", "--state", state], env);
+    expect([refused.status, refused.stderr.trim().split("\n").length]).toEqual([2, 1]);
+    expect(refused.stderr).toMatch(/^error: round 0 is already published with other content/);
+    expect((await runScriptAsync("publish.ts", ["--round", "0", "--state", state, "--replace"], env)).stdout).toMatch(/round 0 replaced and published in full/);
+    const remote = await runScriptAsync("publish.ts", ["--round", "0", "--remote", "--replace"], env);
+    expect([remote.status, remote.stderr.split("\n")[0]]).toEqual([
+      1,
+      "error: --replace is for local state only: on shared state a round's number names its content",
+    ]);
+  }, 400_000);
 });
