@@ -88,7 +88,19 @@ describe("npm start", () => {
     expect(dom).toMatch(/class="chip">[a-z]/); // keyword chips
     expect(dom).toMatch(/results for “&lt;img src=x onerror=alert\(1\)&gt; wood chair” · round 0 · keywords from policy/);
     expect(dom).not.toMatch(/<img/i);
-    expect(dom).toMatch(/class="score">\d+\.\d{3}</);
+    expect(dom).toMatch(/class="score" title="BM25 score[^"]*">score \d+\.\d{3}</);
+  });
+
+  it.skipIf(!chromium)("says so when nothing matches, when the query is blank and when the page is past the end", () => {
+    expect(dumpDom(chromium as string, `${url}/?q=${encodeURIComponent("zzqx qqzz")}`)).toMatch(
+      /0 results for “zzqx qqzz”[\s\S]*id="notice">Nothing matches “zzqx qqzz”\. Try fewer or other words\./,
+    );
+    expect(dumpDom(chromium as string, `${url}/?q=${encodeURIComponent("   ")}`)).toMatch(/id="notice">Type a few words to search, e\.g\. armchair\.</);
+    const past = dumpDom(chromium as string, `${url}/?q=chair&offset=100000`);
+    expect(past).toMatch(/id="notice">This page starts past the last of the \d+ results?: go back to the previous page\.</);
+    expect(past).toMatch(/<button id="prev">Previous<\/button>/);
+    const long = dumpDom(chromium as string, `${url}/?q=${encodeURIComponent("wood ".repeat(51))}`);
+    expect(long).toMatch(/overflow-wrap: anywhere/);
   });
 
   it("stops everything on Ctrl-C", async () => {

@@ -20,7 +20,9 @@ const PAGE = `<!doctype html>
   form { display: flex; gap: .5rem; }
   input[type=search] { flex: 1; font: inherit; padding: .5rem .7rem; border: 1px solid #bbb; border-radius: 6px; }
   button { font: inherit; padding: .5rem 1rem; border-radius: 6px; border: 1px solid #888; background: #f4f4f4; cursor: pointer; }
-  #meta { color: #555; margin: 1rem 0 .3rem; }
+  #meta, #notice { color: #555; margin: 1rem 0 .3rem; }
+  /* Long queries and names wrap instead of overflowing the page. */
+  #meta, #notice, #error, .chip, .name, .cls { overflow-wrap: anywhere; }
   .chip { display: inline-block; background: #e8eefc; color: #1a3d8f; border-radius: 999px; padding: .1rem .6rem; margin: .15rem .2rem .15rem 0; font-size: 13px; }
   ol { padding-left: 1.6rem; }
   li { margin: .45rem 0; }
@@ -37,6 +39,7 @@ const PAGE = `<!doctype html>
   <button type="submit">Search</button>
 </form>
 <p id="meta"></p>
+<p id="notice"></p>
 <div id="chips" aria-label="query keywords"></div>
 <p id="error" role="alert"></p>
 <ol id="results"></ol>
@@ -53,14 +56,17 @@ const PAGE = `<!doctype html>
   function go(newOffset) { var p = new URLSearchParams({ q: q, offset: String(newOffset) }); location.search = p.toString(); }
   el("prev").onclick = function () { go(Math.max(0, offset - PAGE_SIZE)); };
   el("next").onclick = function () { go(offset + PAGE_SIZE); };
-  if (!q.trim()) return;
+  if (!q.trim()) {
+    if (params.has("q")) el("notice").textContent = "Type a few words to search, e.g. armchair.";
+    return;
+  }
   el("meta").textContent = "Searching…";
   fetch("/v1/search?" + new URLSearchParams({ q: q, limit: String(PAGE_SIZE), offset: String(offset) }))
     .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
     .then(function (res) {
       var b = res.body;
       if (!res.ok) { el("meta").textContent = ""; el("error").textContent = (b.title || "Error") + ": " + (b.detail || ""); return; }
-      el("meta").textContent = b.total + " results for \u201c" + b.query + "\u201d · round " + b.rounds.join(" + ") + (b.arm ? " (" + b.experiment + ", " + b.arm + ")" : "") + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
+      el("meta").textContent = b.total + (b.total === 1 ? " result" : " results") + " for \u201c" + b.query + "\u201d · round " + b.rounds.join(" + ") + (b.arm ? " (" + b.experiment + ", " + b.arm + ")" : "") + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
       b.keywords.forEach(function (k) { el("chips").appendChild(text("span", k, "chip")); });
       b.results.forEach(function (r) {
         var li = document.createElement("li");
@@ -71,13 +77,17 @@ const PAGE = `<!doctype html>
           fetch("/v1/feedback", { method: "POST", keepalive: true, headers: { "content-type": "application/json" }, body: JSON.stringify({ requestId: b.requestId, itemId: r.id, type: "click" }) }).catch(function () {});
         };
         li.appendChild(link);
-        li.appendChild(text("span", r.score.toFixed(3), "score"));
+        var score = text("span", "score " + r.score.toFixed(3), "score");
+        score.title = "BM25 score of the item's keyword words";
+        li.appendChild(score);
         li.appendChild(document.createElement("br"));
         li.appendChild(text("span", r.class, "cls"));
         li.dataset.id = r.id;
         el("results").appendChild(li);
       });
       el("results").start = offset + 1;
+      if (b.total === 0) el("notice").textContent = "Nothing matches \u201c" + b.query + "\u201d. Try fewer or other words.";
+      else if (b.results.length === 0) el("notice").textContent = "This page starts past the last of the " + b.total + (b.total === 1 ? " result" : " results") + ": go back to the previous page.";
       el("prev").hidden = offset === 0;
       el("next").hidden = offset + b.results.length >= b.total;
     })
