@@ -15,7 +15,7 @@ import { keywordKey, wordKey } from "./shard.js";
 import { ByteReader, ByteWriter } from "./varint.js";
 
 export const BLOCK_LIMITS = {
-  /** Encoded bytes per block: 16 KB is 32 KB of hex SQL, well inside D1's 100 KB statement. */
+  /** Encoded bytes per block: 16 KB is under 22 KB of base64 SQL text, well inside D1's 100 KB statement. */
   maxBlockBytes: 16_384,
 } as const;
 

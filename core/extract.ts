@@ -83,12 +83,15 @@ export function segmentNgrams(words: readonly string[], maxN: number): string[] 
 /** Document frequency of every candidate n-gram over a catalogue of segmented items. */
 export function ngramDocumentFrequencies(items: Iterable<readonly Segment[]>, maxN: number = EXTRACTOR_DEFAULTS.maxNgram): Map<string, number> {
   const df = new Map<string, number>();
-  for (const segs of items) {
-    const seen = new Set<string>();
-    for (const s of segs) for (const g of segmentNgrams(s.words, maxN)) seen.add(g);
-    for (const g of seen) df.set(g, (df.get(g) ?? 0) + 1);
-  }
+  for (const segs of items) countItemNgrams(df, segs, maxN);
   return df;
+}
+
+/** Adds one item's distinct candidate n-grams to a df table (a streamed catalogue counts item by item). */
+export function countItemNgrams(df: Map<string, number>, segs: readonly Segment[], maxN: number = EXTRACTOR_DEFAULTS.maxNgram): void {
+  const seen = new Set<string>();
+  for (const s of segs) for (const g of segmentNgrams(s.words, maxN)) seen.add(g);
+  for (const g of seen) df.set(g, (df.get(g) ?? 0) + 1);
 }
 
 /** What the extractor asks of a df table. */

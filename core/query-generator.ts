@@ -95,6 +95,17 @@ export function extractorGenerator(spec: ExtractorGeneratorSpec, head: ReadonlyM
 
 export type QueryGeneratorSpec = ExtractorGeneratorSpec | LlmGeneratorSpec | PolicyGeneratorSpec;
 
+/** A spec's extractor: itself, or an LLM spec's embedded fallback; null for the other kinds. */
+export function extractorOf(spec: QueryGeneratorSpec): ExtractorGeneratorSpec | null {
+  if (spec.kind === "extractor") return spec;
+  return spec.kind === "llm" && spec.policy?.kind === "extractor" ? spec.policy : null;
+}
+
+/** The spec with its extractor (extractorOf) replaced. */
+export function withExtractor(spec: QueryGeneratorSpec, extractor: ExtractorGeneratorSpec): QueryGeneratorSpec {
+  return spec.kind === "llm" ? { ...spec, policy: extractor } : extractor;
+}
+
 /** A loaded CPU generator: query text → S_q (normalised, at most maxKeywords). */
 export type QueryGenerator = (query: string) => string[];
 

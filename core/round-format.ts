@@ -10,9 +10,10 @@
  *   query-df.jsonl       optional: the keyword df the generator's head leaves out
  */
 import { fromBase64, toBase64 } from "./base64.js";
-import { blockKeywordPosting, blockWordPosting, type PostingBlock } from "./blocks.js";
-import type { KeywordIndex } from "./inverted-index.js";
-import { keywordKey, wordKey } from "./shard.js";
+import { blockKeywordPosting, blockWordPosting, joinKeywordBlocks, joinWordBlocks, type PostingBlock } from "./blocks.js";
+import { KeywordIndex } from "./inverted-index.js";
+import type { WordPosting } from "./postings.js";
+import { keywordKey, POSTING_PREFIX, wordKey } from "./shard.js";
 import type { Split } from "./split.js";
 
 export const ROUND_FORMAT = "cogr-round";
@@ -113,6 +114,20 @@ export function* indexPostings(index: KeywordIndex, maxBlockBytes: number): Gene
     const p = index.wordPostings.get(w);
     if (p) yield { key: wordKey(w), count: p.items.length, blocks: blockWordPosting(p, maxBlockBytes) };
   }
+}
+
+/** The in-memory index of a round's postings (all their blocks joined) over its item ids in ordinal order. */
+export function indexFromPostings(ids: readonly string[], totalLength: number, entries: Iterable<PostingEntry>): KeywordIndex {
+  const keywords = new Map<string, Uint32Array>();
+  const words = new Map<string, WordPosting>();
+  for (const e of entries) {
+    if (e.key.startsWith(POSTING_PREFIX.keyword)) keywords.set(e.key.slice(POSTING_PREFIX.keyword.length), joinKeywordBlocks(e.blocks));
+    else {
+      const { df: _whole, ...p } = joinWordBlocks(e.blocks); // every block joined: df is the list's length
+      words.set(e.key.slice(POSTING_PREFIX.word.length), p);
+    }
+  }
+  return KeywordIndex.fromPostings(ids, totalLength, keywords, words);
 }
 
 export function postingLine(e: PostingEntry): string {

@@ -10,7 +10,7 @@ import { loadQueryGenerator } from "../core/query-generator.js";
 import { dataDir, loadLabels, loadQueries, loadWands, type Query, requireWandsFiles, WANDS_FILES } from "../training/data/wands.js";
 import { buildTextIndex, evaluateBm25, evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { llmQueryKeywords } from "../training/llm/evaluate-llm.js";
-import { readManifest, readRoundIndex, roundDir, roundQueryGenerator, withDfTail } from "../training/round-artifact.js";
+import { readManifest, readRoundIndex, roundDir, wholeQueryGenerator } from "../training/round-artifact.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE = "npm run eval -- --method bm25|keywords [--round N] [--split dev|train] [--queries FILE --labels FILE] [--base-url URL] [--json]";
@@ -39,18 +39,17 @@ runCli(async () => {
   const round = args.method === "keywords" ? readRoundIndex(roundNo) : null;
   const dir = dataDir();
   requireWandsFiles(dir);
-  const dataset =
-    args.method === "keywords"
-      ? await (async () => {
-          const ids = new Set((round as { index: { ids: readonly string[] } }).index.ids);
-          const queries = await loadQueries(join(dir, WANDS_FILES.queries));
-          return { queries, relevant: (await loadLabels(join(dir, WANDS_FILES.labels), ids)).relevant, productIds: ids, products: null };
-        })()
-      : await (async () => {
-          const d = await loadWands(dir);
-          return { ...d, productIds: new Set(d.products.map((p) => p.id)) };
-        })();
-  const split = readManifest(roundDir(roundNo)).split;
+  const dataset = round
+    ? await (async () => {
+        const ids = new Set(round.index.ids);
+        const queries = await loadQueries(join(dir, WANDS_FILES.queries));
+        return { queries, relevant: (await loadLabels(join(dir, WANDS_FILES.labels), ids)).relevant, productIds: ids, products: null };
+      })()
+    : await (async () => {
+        const d = await loadWands(dir);
+        return { ...d, productIds: new Set(d.products.map((p) => p.id)) };
+      })();
+  const split = (round?.manifest ?? readManifest(roundDir(roundNo))).split;
   const byId = new Map(dataset.queries.map((q) => [q.id, q]));
   const pick = (ids: readonly string[]) => ids.map((id) => byId.get(id)).filter((q): q is Query => q !== undefined);
 
@@ -73,8 +72,7 @@ runCli(async () => {
   let summary: MetricSummary;
   let extra = "";
   if (round) {
-    const { spec, tail } = roundQueryGenerator(round.dir, round.manifest);
-    const queryGenerator = tail ? withDfTail(spec, tail) : spec;
+    const queryGenerator = wholeQueryGenerator(round.dir, round.manifest);
     const generate =
       queryGenerator.kind === "llm"
         ? await llmQueryKeywords(roundNo, queryGenerator, evalQueries, args["base-url"] ?? process.env.LLM_BASE_URL)

@@ -63,6 +63,14 @@ export function writeSyntheticWands(products = 120, seed = 7): SynthFiles {
 }
 
 /** COGR_DATA when it holds WANDS, else undefined (WANDS tests skip with a message). */
+/** What a CLI test runs in: a synthetic catalogue, empty artifacts and local-state folders, and the env that points the CLIs at them. */
+export function cliWorkspace(products: number, tag: string) {
+  const synth = writeSyntheticWands(products);
+  const artifacts = mkdtempSync(join(tmpdir(), `cogr-${tag}-art-`));
+  const state = mkdtempSync(join(tmpdir(), `cogr-${tag}-state-`));
+  return { synth, artifacts, state, env: { COGR_DATA: synth.dir, COGR_ARTIFACTS: artifacts } };
+}
+
 export function wandsDir(): string | undefined {
   const d = process.env.COGR_DATA;
   return d && existsSync(join(d, "product.csv")) ? d : undefined;

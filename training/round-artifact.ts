@@ -8,14 +8,14 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BLOCK_LIMITS, joinKeywordBlocks, joinWordBlocks } from "../core/blocks.js";
+import { BLOCK_LIMITS } from "../core/blocks.js";
 import { compareIds } from "../core/ids.js";
-import { KeywordIndex } from "../core/inverted-index.js";
-import type { WordPosting } from "../core/postings.js";
-import { type ExtractorGeneratorSpec, type QueryGeneratorSpec, splitExtractorDf, validateQueryGeneratorSpec } from "../core/query-generator.js";
+import type { KeywordIndex } from "../core/inverted-index.js";
+import { extractorOf, type QueryGeneratorSpec, splitExtractorDf, validateQueryGeneratorSpec, withExtractor } from "../core/query-generator.js";
 import {
   contentHashInput,
   type IndexHeader,
+  indexFromPostings,
   indexHeader,
   indexPostings,
   type PostingEntry,
@@ -28,7 +28,6 @@ import {
   type RoundItem,
   type RoundManifest,
 } from "../core/round-format.js";
-import { POSTING_PREFIX } from "../core/shard.js";
 import type { Split } from "../core/split.js";
 import { LineWriter, readCheckedLines, readLines } from "./jsonl.js";
 
@@ -114,14 +113,14 @@ export function writeRound(content: RoundContent, root = artifactsDir()): string
   for (const e of indexPostings(content.index, ROUND_LIMITS.maxBlockBytes)) postings.line(postingLine(e));
   checksums[ROUND_FILES.index] = postings.close();
   let generator = content.queryGenerator;
-  if (generator.kind === "extractor" || (generator.kind === "llm" && generator.policy?.kind === "extractor")) {
-    const extractor = (generator.kind === "extractor" ? generator : generator.policy) as ExtractorGeneratorSpec;
+  const extractor = extractorOf(generator);
+  if (extractor) {
     const { head, tail } = splitExtractorDf(extractor);
     if (tail.length > 0) {
       const out = new LineWriter(join(tmp, ROUND_FILES.queryDf));
       for (const pair of tail) out.line(JSON.stringify(pair));
       checksums[ROUND_FILES.queryDf] = out.close();
-      generator = generator.kind === "extractor" ? head : { ...generator, policy: head };
+      generator = withExtractor(generator, head);
     }
   }
   const files: Record<string, string> = { [ROUND_FILES.queryGenerator]: JSON.stringify(generator), ...content.extraFiles };
@@ -155,8 +154,13 @@ export function writeRound(content: RoundContent, root = artifactsDir()): string
 export function readRoundFile(round: number, name: string, root = artifactsDir()): string {
   const dir = roundDir(round, root);
   const manifest = readManifest(dir);
+  if (!manifest.checksums[name] || !existsSync(join(dir, name))) throw new RoundError(`round ${round} has no ${name}`);
+  return checkedText(dir, manifest, name);
+}
+
+/** A (small) round file whole, checked against the manifest's checksum. */
+function checkedText(dir: string, manifest: RoundManifest, name: string): string {
   const path = join(dir, name);
-  if (!manifest.checksums[name] || !existsSync(path)) throw new RoundError(`round ${round} has no ${name}`);
   const t = readFileSync(path, "utf8");
   if (sha256(t) !== manifest.checksums[name]) throw new RoundError(`${path}: checksum mismatch`);
   return t;
@@ -188,6 +192,16 @@ export function* roundItems(dir: string, manifest: RoundManifest): Generator<Rou
   for (const line of roundLines(dir, manifest, ROUND_FILES.items)) if (line !== "") yield JSON.parse(line) as RoundItem;
 }
 
+/** The index header alone: the file is closed after its first line. */
+export function roundIndexHeader(dir: string, manifest: RoundManifest): IndexHeader {
+  const lines = roundLines(dir, manifest, ROUND_FILES.index);
+  try {
+    return parseIndexHeader(lines.next().value as string | undefined, join(dir, ROUND_FILES.index));
+  } finally {
+    lines.return(undefined);
+  }
+}
+
 /** The index header, then every posting in key order, streamed. */
 export function roundPostings(dir: string, manifest: RoundManifest): { header: IndexHeader; postings: Generator<PostingEntry> } {
   const lines = roundLines(dir, manifest, ROUND_FILES.index);
@@ -200,10 +214,7 @@ export function roundPostings(dir: string, manifest: RoundManifest): { header: I
 
 /** The served query generator (head only) and, when the round has one, its df tail. */
 export function roundQueryGenerator(dir: string, manifest: RoundManifest): { spec: QueryGeneratorSpec; tail: Generator<[string, number]> | null } {
-  const path = join(dir, ROUND_FILES.queryGenerator);
-  const text = readFileSync(path, "utf8");
-  if (sha256(text) !== manifest.checksums[ROUND_FILES.queryGenerator]) throw new RoundError(`${path}: checksum mismatch`);
-  const spec = validateQueryGeneratorSpec(JSON.parse(text));
+  const spec = validateQueryGeneratorSpec(JSON.parse(checkedText(dir, manifest, ROUND_FILES.queryGenerator)));
   if (!manifest.checksums[ROUND_FILES.queryDf]) return { spec, tail: null };
   const lines = roundLines(dir, manifest, ROUND_FILES.queryDf);
   return {
@@ -230,32 +241,19 @@ function loadRound(round: number, root: string, keepItems: boolean) {
   }
   const { header, postings } = roundPostings(dir, manifest);
   if (header.itemCount !== ids.length) throw new RoundError(`${join(dir, ROUND_FILES.index)}: ${header.itemCount} items, items.jsonl holds ${ids.length}`);
-  const keywords = new Map<string, Uint32Array>();
-  const words = new Map<string, WordPosting>();
-  for (const e of postings) {
-    if (e.key.startsWith(POSTING_PREFIX.keyword)) keywords.set(e.key.slice(POSTING_PREFIX.keyword.length), joinKeywordBlocks(e.blocks));
-    else {
-      const { df: _df, ...p } = joinWordBlocks(e.blocks);
-      words.set(e.key.slice(POSTING_PREFIX.word.length), p);
-    }
-  }
-  return { dir, manifest, index: KeywordIndex.fromPostings(ids, header.totalLength, keywords, words), items };
+  return { dir, manifest, index: indexFromPostings(ids, header.totalLength, postings), items };
 }
 
 export function readRound(round: number, root = artifactsDir()): Round {
   const { dir, manifest, index, items } = loadRound(round, root, true);
-  const { spec, tail } = roundQueryGenerator(dir, manifest);
-  return { dir, manifest, items: items as RoundItem[], index, queryGenerator: tail ? withDfTail(spec, tail) : spec };
+  return { dir, manifest, items: items as RoundItem[], index, queryGenerator: wholeQueryGenerator(dir, manifest) };
 }
 
-/** The generator with its df whole again (in-process use). */
-export function withDfTail(spec: QueryGeneratorSpec, tail: Iterable<[string, number]>): QueryGeneratorSpec {
-  const join = (e: ExtractorGeneratorSpec): ExtractorGeneratorSpec => {
-    const df = [...e.df, ...tail].sort((a, b) => (a[0] < b[0] ? -1 : 1));
-    const { tail: _t, ...rest } = e;
-    return { ...rest, df };
-  };
-  if (spec.kind === "extractor") return join(spec);
-  if (spec.kind === "llm" && spec.policy?.kind === "extractor") return { ...spec, policy: join(spec.policy) };
-  return spec;
+/** The round's query generator for in-process use (eval, training, benchmarks): an extractor's df whole again, its head and query-df.jsonl joined. */
+export function wholeQueryGenerator(dir: string, manifest: RoundManifest): QueryGeneratorSpec {
+  const { spec, tail } = roundQueryGenerator(dir, manifest);
+  const extractor = extractorOf(spec);
+  if (!tail || !extractor) return spec;
+  const { tail: _t, ...rest } = extractor;
+  return withExtractor(spec, { ...rest, df: [...extractor.df, ...tail].sort((a, b) => (a[0] < b[0] ? -1 : 1)) });
 }

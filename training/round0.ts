@@ -4,11 +4,11 @@
  * extractor, limited to the keywords the item side emitted.
  */
 import { join } from "node:path";
-import { EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies, segmentNgrams } from "../core/extract.js";
+import { countItemNgrams, EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment } from "../core/extract.js";
 import { IndexBuilder, KeywordIndex } from "../core/inverted-index.js";
 import { extractorSpec, loadQueryGenerator } from "../core/query-generator.js";
 import { SPLIT_DEFAULTS, type Split, splitQueries } from "../core/split.js";
-import { DataError, type Dataset, loadLabels, loadQueries, requireWandsFiles, streamProducts, WANDS_FILES } from "./data/wands.js";
+import { DataError, type Dataset, loadLabels, loadQueries, type Product, requireWandsFiles, streamProducts, WANDS_FILES } from "./data/wands.js";
 import { evaluateKeywords, toEvalQueries } from "./evaluate.js";
 import { LineWriter } from "./jsonl.js";
 import type { RoundContent, RoundItem } from "./round-artifact.js";
@@ -22,13 +22,12 @@ export function extractItemKeywords(dataset: Pick<Dataset, "products">): RoundIt
   const segments = dataset.products.map(itemSegments);
   const df = ngramDocumentFrequencies(segments, EXTRACTOR_DEFAULTS.maxNgram);
   const n = dataset.products.length;
-  return dataset.products.map((p, j) => ({
-    id: p.id,
-    name: p.name,
-    class: p.class,
-    category: p.category,
-    keywords: extractKeywords(segments[j] ?? [], df, n),
-  }));
+  return dataset.products.map((p, j) => round0Item(p, segments[j] ?? [], df, n));
+}
+
+/** A product's round-0 item: its top-M n-grams against the catalogue's df. */
+function round0Item(p: Product, segments: readonly Segment[], df: ReadonlyMap<string, number>, itemCount: number): RoundItem {
+  return { id: p.id, name: p.name, class: p.class, category: p.category, keywords: extractKeywords(segments, df, itemCount) };
 }
 
 export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundContent {
@@ -51,14 +50,12 @@ export async function buildRound0Streaming(dir: string, itemsFile: string, opts:
   for await (const p of streamProducts(path)) {
     if (ids.has(p.id)) throw new DataError(`${path}: duplicate product_id ${p.id}`);
     ids.add(p.id);
-    const seen = new Set<string>();
-    for (const seg of itemSegments(p)) for (const g of segmentNgrams(seg.words, EXTRACTOR_DEFAULTS.maxNgram)) seen.add(g);
-    for (const g of seen) df.set(g, (df.get(g) ?? 0) + 1);
+    countItemNgrams(df, itemSegments(p));
   }
   const builder = new IndexBuilder();
   const out = new LineWriter(itemsFile);
   for await (const p of streamProducts(path)) {
-    const item: RoundItem = { id: p.id, name: p.name, class: p.class, category: p.category, keywords: extractKeywords(itemSegments(p), df, ids.size) };
+    const item = round0Item(p, itemSegments(p), df, ids.size);
     builder.add(item);
     out.line(JSON.stringify(item));
   }

@@ -6,7 +6,7 @@ import { loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
 import { fnv1a32, keywordKey, wordKey } from "../../core/shard.js";
 import { LineWriter } from "../../training/jsonl.js";
-import { readManifest, roundDir, roundItems, roundPostings, roundQueryGenerator, withDfTail, writeRound } from "../../training/round-artifact.js";
+import { readManifest, roundDir, roundItems, roundPostings, wholeQueryGenerator, writeRound } from "../../training/round-artifact.js";
 import type { DeployConfig } from "../publish/deploy-config.js";
 import { localTarget } from "../publish/targets.js";
 
@@ -60,7 +60,6 @@ export function deriveRound(root: string, share: number): { changed: number } {
     out.line(JSON.stringify(item));
   }
   out.close();
-  const { spec, tail } = roundQueryGenerator(dir, m);
   writeRound(
     {
       round: 1,
@@ -69,7 +68,7 @@ export function deriveRound(root: string, share: number): { changed: number } {
       items: [],
       itemsFile: file,
       index: builder.finish(),
-      queryGenerator: tail ? withDfTail(spec, tail) : spec,
+      queryGenerator: wholeQueryGenerator(dir, m),
     },
     root,
   );
@@ -119,8 +118,7 @@ export interface PostingFigures {
 export function postingFigures(root: string, round: number, queries: readonly string[]): PostingFigures {
   const dir = roundDir(round, root);
   const m = readManifest(dir);
-  const { spec, tail } = roundQueryGenerator(dir, m);
-  const generate = loadQueryGenerator(tail ? withDfTail(spec, tail) : spec) ?? (() => []);
+  const generate = loadQueryGenerator(wholeQueryGenerator(dir, m)) ?? (() => []);
   const plans = queries.map((q) => {
     const plan = planQuery(generate(q), q);
     return { query: q, keys: new Set([...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]) };

@@ -9,10 +9,9 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { QUERY_KEYWORDS_FILE, readQueryKeywords } from "../../training/llm/query-keywords.js";
-import { artifactsDir, readManifest, roundDir, roundItems, roundPostings, roundQueryGenerator } from "../../training/round-artifact.js";
-import { parseServingManifest } from "../../workers/publish/manifest.js";
+import { artifactsDir, readManifest, roundDir, roundIndexHeader, roundItems, roundPostings, roundQueryGenerator } from "../../training/round-artifact.js";
 import { keywordCacheKeyOf, PUBLISH_LIMITS, type PublishBase, type PublishSource } from "../../workers/publish/plan.js";
-import { type PublishOptions, type PublishProgress, type PublishReport, publishRound } from "../../workers/publish/publisher.js";
+import { type PublishOptions, type PublishProgress, type PublishReport, publishedManifests, publishRound } from "../../workers/publish/publisher.js";
 import type { PublishTarget } from "../../workers/publish/target.js";
 import type { OpenTarget } from "./targets.js";
 
@@ -20,11 +19,10 @@ import type { OpenTarget } from "./targets.js";
 export function artifactSource(round: number, root = artifactsDir()): PublishSource {
   const dir = roundDir(round, root);
   const manifest = readManifest(dir);
-  const { header } = roundPostings(dir, manifest);
   const { spec } = roundQueryGenerator(dir, manifest);
   return {
     manifest,
-    header,
+    header: roundIndexHeader(dir, manifest),
     items: () => roundItems(dir, manifest),
     postings: () => roundPostings(dir, manifest).postings,
     queryGenerator: spec,
@@ -35,17 +33,17 @@ export function artifactSource(round: number, root = artifactsDir()): PublishSou
 function sameIds(a: PublishSource, b: PublishSource): boolean {
   if (a.header.itemCount !== b.header.itemCount) return false;
   const other = b.items()[Symbol.iterator]();
-  for (const it of a.items()) if (other.next().value?.id !== it.id) return false;
-  return true;
+  try {
+    for (const it of a.items()) if (other.next().value?.id !== it.id) return false;
+    return true;
+  } finally {
+    other.return?.(); // closes the base's file when the ids part early
+  }
 }
 
 /** The round to build on: the newest other published round whose artifact is here, unchanged, over the same items. */
 export async function findBase(target: PublishTarget, source: PublishSource, root = artifactsDir()): Promise<PublishBase | null> {
-  const text = (await target.catalog.scalar(
-    "SELECT json_group_array(manifest) FROM (SELECT manifest FROM rounds WHERE state = 'published' AND round != ? ORDER BY round DESC)",
-    source.manifest.round,
-  )) as string | null;
-  for (const m of (JSON.parse(text ?? "[]") as string[]).map(parseServingManifest)) {
+  for (const m of await publishedManifests(target, source.manifest.round)) {
     if (m.shardCount !== target.shards.length || m.chain.length >= PUBLISH_LIMITS.maxChain) continue;
     if (!existsSync(roundDir(m.round, root))) continue;
     let base: PublishSource;

@@ -1,12 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { joinKeywordBlocks, joinWordBlocks } from "../../core/blocks.js";
 import { BM25_DEFAULTS } from "../../core/bm25.js";
 import { itemKeywordSet, KeywordIndex } from "../../core/inverted-index.js";
 import { keywordWords } from "../../core/normalize.js";
-import type { WordPosting } from "../../core/postings.js";
 import { planQuery, rankTop } from "../../core/retrieve.js";
-import { indexHeader, indexPostings, parseIndexHeader, parsePostingLine, postingLine } from "../../core/round-format.js";
+import { indexFromPostings, indexHeader, indexPostings, parseIndexHeader, parsePostingLine, postingLine } from "../../core/round-format.js";
 
 const VOCAB = ["chair", "arm chair", "red", "red chair", "table", "oak table", "lamp", "desk lamp", "sofa", "Sofa-Bed"];
 
@@ -108,13 +106,7 @@ describe("retrieval (§2.1) and BM25 ranking", () => {
     ]);
     const header = indexHeader(index, 64);
     const lines = [...indexPostings(index, 64)].map(postingLine);
-    const keywords = new Map<string, Uint32Array>();
-    const words = new Map<string, WordPosting>();
-    for (const e of lines.map(parsePostingLine)) {
-      if (e.key.startsWith("k:")) keywords.set(e.key.slice(2), joinKeywordBlocks(e.blocks));
-      else words.set(e.key.slice(2), joinWordBlocks(e.blocks));
-    }
-    const back = KeywordIndex.fromPostings(index.ids, parseIndexHeader(JSON.stringify(header), "x").totalLength, keywords, words);
+    const back = indexFromPostings(index.ids, parseIndexHeader(JSON.stringify(header), "x").totalLength, lines.map(parsePostingLine));
     const plan = planQuery(["chair", "table"], "red");
     expect(back.search(plan)).toEqual(index.search(plan));
     expect(() => parseIndexHeader(JSON.stringify({ ...header, version: 99 }), "f")).toThrow(/f: unsupported cogr-index version 99/);

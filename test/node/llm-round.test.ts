@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runScript, runScriptAsync } from "../cli.js";
-import { writeSyntheticWands } from "../fixtures.js";
+import { cliWorkspace, writeSyntheticWands } from "../fixtures.js";
 import { startOpenAiTestServer, type TestLlmServer } from "../support/openai-test-server.js";
 import { freePort, waitFor } from "../support/processes.js";
 
@@ -102,10 +102,7 @@ describe("an LLM round", () => {
 
 describe("a rebuilt LLM round", () => {
   it("with another query model is other content: publish refuses it instead of reporting it already published", async () => {
-    const synth = writeSyntheticWands(60);
-    const artifacts = mkdtempSync(join(tmpdir(), "cogr-llm-hash-"));
-    const state = mkdtempSync(join(tmpdir(), "cogr-llm-hash-state-"));
-    const env = { COGR_DATA: synth.dir, COGR_ARTIFACTS: artifacts };
+    const { state, env } = cliWorkspace(60, "llm-hash");
     const llm = await startOpenAiTestServer();
     try {
       expect(runScript("build-round.ts", ["--round", "0"], env).status).toBe(0);

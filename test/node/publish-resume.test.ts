@@ -1,13 +1,11 @@
 /** `npm run publish` killed for real (SIGKILL) after some batches, then run again: it resumes after the last committed batch. */
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readDeployConfig } from "../../scripts/publish/deploy-config.js";
 import { localTarget } from "../../scripts/publish/targets.js";
 import { runScriptAsync } from "../cli.js";
-import { writeSyntheticWands } from "../fixtures.js";
+import { cliWorkspace } from "../fixtures.js";
 
 /**
  * The publish, in a process group of its own, SIGKILLed by its hook; then the
@@ -34,10 +32,7 @@ function killedPublish(args: readonly string[], env: Record<string, string>): Pr
 
 describe("publish after a kill", () => {
   it("resumes after its last committed batch and completes the round", async () => {
-    const synth = writeSyntheticWands(300);
-    const artifacts = mkdtempSync(join(tmpdir(), "cogr-resume-art-"));
-    const state = mkdtempSync(join(tmpdir(), "cogr-resume-state-"));
-    const env = { COGR_DATA: synth.dir, COGR_ARTIFACTS: artifacts };
+    const { state, env } = cliWorkspace(300, "resume");
     expect((await runScriptAsync("build-round.ts", ["--round", "0", "--dev-queries", "5"], env)).status).toBe(0);
 
     expect(await killedPublish(["--round", "0", "--state", state], { ...env, COGR_PUBLISH_KILL_AFTER: "2" })).not.toBe(0);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readDeployConfig } from "../../scripts/publish/deploy-config.js";
 import { localTarget } from "../../scripts/publish/targets.js";
 import { runScript } from "../cli.js";
-import { writeSyntheticWands } from "../fixtures.js";
+import { cliWorkspace, writeSyntheticWands } from "../fixtures.js";
 import { dumpDom, findChromium } from "../support/chromium.js";
 import { freePort, waitFor } from "../support/processes.js";
 
@@ -128,10 +128,7 @@ describe("npm start", () => {
 
 describe("publish through the wrangler CLI (the --remote path, against local state)", () => {
   it("publishes, refuses to unpublish the serving round, and unpublishes an older one", async () => {
-    const synth = writeSyntheticWands(60);
-    const artifacts = mkdtempSync(join(tmpdir(), "cogr-wr-art-"));
-    const state = mkdtempSync(join(tmpdir(), "cogr-wr-state-"));
-    const env = { COGR_DATA: synth.dir, COGR_ARTIFACTS: artifacts };
+    const { artifacts, state, env } = cliWorkspace(60, "wr");
     expect(runScript("build-round.ts", ["--round", "0", "--dev-queries", "5"], env).status).toBe(0);
     // Round 1: the same content under another number.
     cpSync(join(artifacts, "rounds", "0"), join(artifacts, "rounds", "1"), { recursive: true });

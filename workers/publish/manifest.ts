@@ -31,6 +31,23 @@ export interface ServingManifest {
   readonly split: { readonly seed: number; readonly train: number; readonly dev: number };
 }
 
+/**
+ * Rows read for a round's whole chain, grouped by `key`: each key keeps the
+ * rows of the first chain round that has any (a round's own rows shadow its
+ * base's). The reads of item rows and posting directories both resolve so.
+ */
+export function rowsByChain<R extends { readonly round: number }, K>(rows: readonly R[], chain: readonly number[], key: (r: R) => K): Map<K, R[]> {
+  const rank = new Map(chain.map((r, j) => [r, j]));
+  const best = new Map<K, { rank: number; rows: R[] }>();
+  for (const r of rows) {
+    const at = rank.get(r.round) as number;
+    const b = best.get(key(r));
+    if (!b || at < b.rank) best.set(key(r), { rank: at, rows: [r] });
+    else if (at === b.rank) b.rows.push(r);
+  }
+  return new Map([...best].map(([k, b]) => [k, b.rows]));
+}
+
 export function parseServingManifest(text: string): ServingManifest {
   const m = JSON.parse(text) as Partial<ServingManifest>;
   if (m.format !== SERVING_MANIFEST_FORMAT || m.version !== SERVING_MANIFEST_VERSION) {

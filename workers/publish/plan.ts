@@ -16,7 +16,7 @@
  */
 import { toBase64 } from "../../core/base64.js";
 import type { PostingBlock } from "../../core/blocks.js";
-import { dfBucketOf, type QueryGeneratorSpec } from "../../core/query-generator.js";
+import { dfBucketOf, extractorOf, type QueryGeneratorSpec } from "../../core/query-generator.js";
 import type { IndexHeader, PostingEntry, RoundItem, RoundManifest } from "../../core/round-format.js";
 import { POSTING_PREFIX, shardOf } from "../../core/shard.js";
 import { SERVING_MANIFEST_FORMAT, SERVING_MANIFEST_VERSION, type ServingManifest } from "./manifest.js";
@@ -107,12 +107,18 @@ export const queryDfKey = (round: number, contentHash: string, bucket: number) =
 /** The worker's cache key for a query's keywords: `queryDigest` is the sha-256 hex of the normalised query. */
 export const keywordCacheKeyOf = (round: number, contentHash: string, queryDigest: string) => `kw:${round}:${contentHash.slice(0, 16)}:${queryDigest}`;
 
-/** A block's content address: sha-256 of its bytes, first 32 hex digits (Web Crypto: the same in workerd and Node). */
-export async function blockHash(data: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>));
+/** sha-256 as hex through Web Crypto: the same in workerd and Node (block addresses here, keyword cache keys in the worker). */
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
   let hex = "";
-  for (let j = 0; j < 16; j++) hex += (digest[j] as number).toString(16).padStart(2, "0");
+  for (const b of digest) hex += b.toString(16).padStart(2, "0");
   return hex;
+}
+
+/** A block's content address: sha-256 of its bytes, first 32 hex digits. */
+export async function blockHash(data: Uint8Array): Promise<string> {
+  return (await sha256Hex(data)).slice(0, 32);
 }
 
 /** The serving manifest of a round published on `base` (or in full when base is null). */
@@ -147,8 +153,10 @@ export function servingManifest(source: PublishSource, shardCount: number, base:
 const itemTuple = (round: number, ordinal: number, it: RoundItem) =>
   `(${round},${ordinal},${sqlText(it.id)},${sqlText(it.name)},${sqlText(it.class)},${sqlText(it.category)},${sqlText(JSON.stringify(it.keywords))})`;
 
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, j) => x === b[j]);
+/** Equal block bytes are equal blocks: a block's first ordinal, count and entries are all in its encoding. */
 const sameBlocks = (a: readonly PostingBlock[], b: readonly PostingBlock[]) =>
-  a.length === b.length && a.every((x, j) => x.count === b[j]?.count && x.first === b[j]?.first && toBase64(x.data) === toBase64((b[j] as PostingBlock).data));
+  a.length === b.length && a.every((x, j) => sameBytes(x.data, (b[j] as PostingBlock).data));
 
 const ITEMS_HEAD = "INSERT OR REPLACE INTO items (round, ordinal, id, name, class, category, keywords) VALUES";
 const DIRECTORY_HEAD = "INSERT OR REPLACE INTO postings (round, key, seq, first, last, count, hash) VALUES";
@@ -160,11 +168,28 @@ const BLOCKS_HEAD = "INSERT OR IGNORE INTO blocks (hash, data) VALUES";
  * same ids in the same order: a base must be the same catalogue.
  */
 export async function* planBatches(source: PublishSource, shardCount: number, base: PublishBase | null): AsyncGenerator<Batch> {
+  const baseItems = base ? base.source.items()[Symbol.iterator]() : null;
+  const basePostings = base ? base.source.postings()[Symbol.iterator]() : null;
+  try {
+    yield* diffBatches(source, shardCount, base, baseItems, basePostings);
+  } finally {
+    // A plan that stops early (an error, a resumed publish's end) still closes the base's files.
+    baseItems?.return?.();
+    basePostings?.return?.();
+  }
+}
+
+async function* diffBatches(
+  source: PublishSource,
+  shardCount: number,
+  base: PublishBase | null,
+  baseItems: Iterator<RoundItem> | null,
+  basePostings: Iterator<PostingEntry> | null,
+): AsyncGenerator<Batch> {
   const round = source.manifest.round;
   // Items: the catalogue, zipped with the base's.
   const items = new InsertPacker(ITEMS_HEAD);
   let rows = 0;
-  const baseItems = base ? base.source.items()[Symbol.iterator]() : null;
   let ordinal = 0;
   for (const it of source.items()) {
     const old = baseItems?.next();
@@ -207,15 +232,15 @@ export async function* planBatches(source: PublishSource, shardCount: number, ba
       }
     }
   };
-  const basePostings = base ? base.source.postings()[Symbol.iterator]() : null;
   let old = basePostings?.next();
   const write = async (e: PostingEntry, was: PostingEntry | null) => {
     const d = dirs[shardOf(e.key, shardCount)] as (typeof dirs)[number];
     const had = new Set(was?.blocks.map((b) => toBase64(b.data)) ?? []);
     for (const [seq, b] of e.blocks.entries()) {
       const hash = await blockHash(b.data);
-      if (!had.has(toBase64(b.data))) {
-        d.blocks.add(`(${sqlText(hash)},'${toBase64(b.data)}')`);
+      const text = toBase64(b.data);
+      if (!had.has(text)) {
+        d.blocks.add(`(${sqlText(hash)},'${text}')`);
         d.nblocks++;
       }
       d.dir.add(`(${round},${sqlText(e.key)},${seq},${b.first},${b.last},${b.count},${sqlText(hash)})`);
@@ -251,8 +276,8 @@ export function kvValues(source: PublishSource, contentHash: string): Array<[str
   const qgen = JSON.stringify(source.queryGenerator);
   if (qgen.length > PUBLISH_LIMITS.kvValueBytes) throw new RangeError(`the query generator (${qgen.length} bytes) is over KV's value limit`);
   const out: Array<[string, string]> = [[queryGeneratorKey(round, contentHash), qgen]];
-  const spec = source.queryGenerator.kind === "llm" ? source.queryGenerator.policy : source.queryGenerator;
-  if (spec?.kind === "extractor" && spec.tail && source.queryDfTail) {
+  const spec = extractorOf(source.queryGenerator);
+  if (spec?.tail && source.queryDfTail) {
     const buckets: Array<Record<string, number>> = Array.from({ length: spec.tail.buckets }, () => ({}));
     for (const [k, df] of source.queryDfTail()) (buckets[dfBucketOf(k, spec.tail.buckets)] as Record<string, number>)[k] = df;
     buckets.forEach((b, j) => {

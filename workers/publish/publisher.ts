@@ -179,11 +179,18 @@ export async function publishRound(
 
 const dbOf = (target: PublishTarget, batch: Batch) => (batch.db < 0 ? target.catalog : (target.shards[batch.db] as PublishTarget["shards"][number]));
 
+/** Every published round's manifest but `except`'s, newest first, in one query (one call through the wrangler CLI too). */
+export async function publishedManifests(target: PublishTarget, except: number): Promise<ServingManifest[]> {
+  const text = (await target.catalog.scalar(
+    "SELECT json_group_array(manifest) FROM (SELECT manifest FROM rounds WHERE state = 'published' AND round != ? ORDER BY round DESC)",
+    except,
+  )) as string | null;
+  return (JSON.parse(text ?? "[]") as string[]).map(parseServingManifest);
+}
+
 /** The published rounds whose chain holds `round` (they read its rows). */
 async function dependents(target: PublishTarget, round: number): Promise<number[]> {
-  const text = (await target.catalog.scalar("SELECT json_group_array(manifest) FROM rounds WHERE round != ? AND state = 'published'", round)) as string | null;
-  const manifests = (JSON.parse(text ?? "[]") as string[]).map((m) => JSON.parse(m) as { round: number; chain?: number[] });
-  return manifests.filter((m) => m.chain?.includes(round)).map((m) => m.round);
+  return (await publishedManifests(target, round)).filter((m) => m.chain.includes(round)).map((m) => m.round);
 }
 
 /** Rounds that serve traffic: the running experiment's arms, else the default round (last promoted or rolled back), else the newest. */

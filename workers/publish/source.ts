@@ -1,11 +1,17 @@
 /** PublishSources over rounds held in memory (tests, and rounds a benchmark derives). Node streams artifacts instead (scripts/publish/local.ts). */
-import { BLOCK_LIMITS, joinKeywordBlocks, joinWordBlocks } from "../../core/blocks.js";
+import { BLOCK_LIMITS } from "../../core/blocks.js";
 import { compareIds } from "../../core/ids.js";
-import { KeywordIndex } from "../../core/inverted-index.js";
-import type { WordPosting } from "../../core/postings.js";
-import { type QueryGeneratorSpec, splitExtractorDf } from "../../core/query-generator.js";
-import { type IndexHeader, indexHeader, indexPostings, parsePostingLine, type RoundItem, type RoundManifest } from "../../core/round-format.js";
-import { POSTING_PREFIX } from "../../core/shard.js";
+import type { KeywordIndex } from "../../core/inverted-index.js";
+import { extractorOf, type QueryGeneratorSpec, splitExtractorDf, withExtractor } from "../../core/query-generator.js";
+import {
+  type IndexHeader,
+  indexFromPostings,
+  indexHeader,
+  indexPostings,
+  parsePostingLine,
+  type RoundItem,
+  type RoundManifest,
+} from "../../core/round-format.js";
 import type { PublishSource } from "./plan.js";
 
 export interface MemoryRound {
@@ -22,16 +28,16 @@ export function memorySource(r: MemoryRound, maxBlockBytes: number = BLOCK_LIMIT
     if (!it) throw new Error(`index item ${id} is missing from the round's items`);
     return it;
   });
-  let spec = r.queryGenerator;
-  let tail: Array<[string, number]> = [];
-  if (spec.kind === "extractor") ({ head: spec, tail } = splitExtractorDf(spec));
+  // As writeRound ships it: an extractor's head in the generator, the rest of its df apart.
+  const extractor = extractorOf(r.queryGenerator);
+  const split = extractor ? splitExtractorDf(extractor) : null;
   return {
     manifest: r.manifest,
     header: indexHeader(r.index, maxBlockBytes),
     items: () => sorted,
     postings: () => indexPostings(r.index, maxBlockBytes),
-    queryGenerator: spec,
-    queryDfTail: () => tail,
+    queryGenerator: split ? withExtractor(r.queryGenerator, split.head) : r.queryGenerator,
+    queryDfTail: () => split?.tail ?? [],
   };
 }
 
@@ -58,16 +64,9 @@ export function wireSource(w: WireRound): PublishSource {
 
 /** The in-memory index of a wire round (the reference the served results must equal). */
 export function wireIndex(w: WireRound): KeywordIndex {
-  const keywords = new Map<string, Uint32Array>();
-  const words = new Map<string, WordPosting>();
-  for (const e of w.postings.map(parsePostingLine)) {
-    if (e.key.startsWith(POSTING_PREFIX.keyword)) keywords.set(e.key.slice(POSTING_PREFIX.keyword.length), joinKeywordBlocks(e.blocks));
-    else words.set(e.key.slice(POSTING_PREFIX.word.length), joinWordBlocks(e.blocks));
-  }
-  return KeywordIndex.fromPostings(
+  return indexFromPostings(
     w.items.map((i) => i.id),
     w.header.totalLength,
-    keywords,
-    words,
+    w.postings.map(parsePostingLine),
   );
 }

@@ -8,7 +8,7 @@
  */
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { parseServingManifest, type ServingManifest } from "../publish/manifest.js";
+import { parseServingManifest, rowsByChain, type ServingManifest } from "../publish/manifest.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { items, rounds } from "./schema/catalog.js";
 import { fromD1 } from "./storage.js";
@@ -81,8 +81,9 @@ export class Catalog {
         .from(items)
         .where(and(inArray(items.round, [...round.chain]), sql`${items.ordinal} IN (SELECT value FROM json_each(${JSON.stringify(missing)}))`)),
     );
-    for (const r of newestInChain(rows, round.chain, (r) => r.ordinal)) {
-      const item = toItem(r);
+    // One row per (round, ordinal): each group holds the row of the first chain round that has the item.
+    for (const [r] of rowsByChain(rows, round.chain, (r) => r.ordinal).values()) {
+      const item = toItem(r as (typeof rows)[number]);
       itemLru.set(prefix + item.ordinal, item);
       out.set(item.ordinal, item);
     }
@@ -96,20 +97,12 @@ export class Catalog {
         .from(items)
         .where(and(inArray(items.round, [...round.chain]), eq(items.id, id))),
     );
-    const [row] = newestInChain(rows, round.chain, (r) => r.ordinal);
+    const [row] =
+      rowsByChain(rows, round.chain, (r) => r.ordinal)
+        .values()
+        .next().value ?? [];
     return row ? toItem(row) : null;
   }
-}
-
-/** Per key, the row of the earliest round in the chain. */
-function newestInChain<R extends { round: number }>(rows: readonly R[], chain: readonly number[], key: (r: R) => number): R[] {
-  const rank = new Map(chain.map((r, j) => [r, j]));
-  const best = new Map<number, R>();
-  for (const r of rows) {
-    const b = best.get(key(r));
-    if (!b || (rank.get(r.round) as number) < (rank.get(b.round) as number)) best.set(key(r), r);
-  }
-  return [...best.values()];
 }
 
 function toItem(r: typeof items.$inferSelect): ItemRow {

@@ -20,11 +20,11 @@
  */
 import { normalizeKeyword } from "../../core/normalize.js";
 import { queryPrompt } from "../../core/prompts.js";
-import { loadQueryGenerator, type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../../core/query-generator.js";
+import { extractorOf, loadQueryGenerator, type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../../core/query-generator.js";
 import { REWARD_LIMITS } from "../../core/reward.js";
 import { KeywordClient } from "../../llm/client.js";
 import type { ServingManifest } from "../publish/manifest.js";
-import { keywordCacheKeyOf, queryGeneratorKey } from "../publish/plan.js";
+import { keywordCacheKeyOf, queryGeneratorKey, sha256Hex } from "../publish/plan.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { breakerFor, type CircuitBreaker } from "./llm-breaker.js";
 import { tailedExtractor } from "./query-df.js";
@@ -66,7 +66,7 @@ const generators = new Map<string, { spec: QueryGeneratorSpec; policy: CpuGenera
 type CpuGenerator = (query: string) => Promise<string[]> | string[];
 
 function cpuGenerator(spec: QueryGeneratorSpec, kv: KVNamespace, round: ServingManifest): CpuGenerator | null {
-  const extractor = spec.kind === "extractor" ? spec : spec.kind === "llm" && spec.policy?.kind === "extractor" ? spec.policy : null;
+  const extractor = extractorOf(spec);
   return (extractor && tailedExtractor(extractor, kv, round)) ?? loadQueryGenerator(spec);
 }
 
@@ -86,11 +86,6 @@ async function roundGenerator(kv: KVNamespace, round: ServingManifest) {
   if (generators.size >= SERVING_LIMITS.generatorCacheEntries) generators.delete(generators.keys().next().value as string);
   generators.set(key, entry);
   return entry;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 async function cached(deps: KeywordDeps, key: string): Promise<QueryKeywords | null> {

@@ -10,6 +10,7 @@ import { dfBucketOf, type ExtractorGeneratorSpec, extractorGenerator, extractorT
 import type { ServingManifest } from "../publish/manifest.js";
 import { queryDfKey } from "../publish/plan.js";
 import { SERVING_LIMITS } from "./limits.js";
+import { kvGetMany } from "./store/kv-store.js";
 import { ByteLru } from "./store/lru.js";
 
 export const dfBucketLru = new ByteLru<Record<string, number>>(SERVING_LIMITS.dfBucketLruBytes, (key, v) => key.length * 2 + JSON.stringify(v).length * 2 + 64);
@@ -31,19 +32,16 @@ export function tailedExtractor(spec: ExtractorGeneratorSpec, kv: KVNamespace, r
       if (hit) got.set(k, hit);
       return !hit;
     });
-    for (let j = 0; j < missing.length; j += SERVING_LIMITS.kvBulkGetKeys) {
-      const chunk = missing.slice(j, j + SERVING_LIMITS.kvBulkGetKeys);
-      try {
-        const values = await kv.get<Record<string, number>>(chunk, "json");
-        for (const k of chunk) {
-          const v = values.get(k);
-          if (v) {
-            dfBucketLru.set(k, v);
-            got.set(k, v);
-          }
-        }
-      } catch (e) {
-        console.warn(`round ${round.round}: its query df could not be read; answering from the generator's head:`, (e as Error).message);
+    const read = await kvGetMany<Record<string, number>>(
+      kv,
+      missing,
+      "json",
+      `round ${round.round}: its query df could not be read; answering from the generator's head:`,
+    );
+    for (const [k, v] of read) {
+      if (v) {
+        dfBucketLru.set(k, v);
+        got.set(k, v);
       }
     }
     const tail = new Map<string, number>();

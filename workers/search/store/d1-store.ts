@@ -13,6 +13,7 @@
 import { fromBase64 } from "../../../core/base64.js";
 import type { PostingBlock } from "../../../core/blocks.js";
 import { shardOf } from "../../../core/shard.js";
+import { rowsByChain } from "../../publish/manifest.js";
 import { fromD1 } from "../storage.js";
 import type { IndexStore, RoundRef } from "./index-store.js";
 
@@ -54,7 +55,6 @@ export class D1IndexStore implements IndexStore {
       if (g) g.push(k);
       else groups.set(s, [k]);
     }
-    const rank = new Map(round.chain.map((r, j) => [r, j]));
     const out = new Map<string, PostingBlock[]>();
     await Promise.all(
       [...groups].map(async ([s, group]) => {
@@ -64,15 +64,7 @@ export class D1IndexStore implements IndexStore {
             .bind(JSON.stringify(round.chain), JSON.stringify(group))
             .all<Row>(),
         );
-        // Per key, the rows of its first chain round.
-        const best = new Map<string, { rank: number; rows: Row[] }>();
-        for (const r of results) {
-          const at = rank.get(r.round) as number;
-          const b = best.get(r.key);
-          if (!b || at < b.rank) best.set(r.key, { rank: at, rows: [r] });
-          else if (at === b.rank) b.rows.push(r);
-        }
-        for (const [key, { rows }] of best) {
+        for (const [key, rows] of rowsByChain(results, round.chain, (r) => r.key)) {
           if (rows.length === 1 && rows[0]?.count === 0) continue; // tombstone
           rows.sort((a, b) => a.seq - b.seq);
           out.set(

@@ -20,6 +20,24 @@ export function kvPostingKey(round: RoundRef, key: string): string | null {
   return encoder.encode(k).length <= SERVING_LIMITS.kvKeyMaxBytes ? k : null;
 }
 
+/**
+ * KV bulk reads in chunks of kvBulkGetKeys (one KV operation each). A chunk
+ * that fails is logged with `onFailure` and reads as misses: KV is a cache.
+ */
+export async function kvGetMany<T>(kv: KVNamespace, keys: readonly string[], type: "text" | "json", onFailure: string): Promise<Map<string, T | null>> {
+  const out = new Map<string, T | null>();
+  for (let j = 0; j < keys.length; j += SERVING_LIMITS.kvBulkGetKeys) {
+    const chunk = keys.slice(j, j + SERVING_LIMITS.kvBulkGetKeys);
+    try {
+      const got = (await kv.get(chunk, type as "json")) as Map<string, T | null>;
+      for (const [k, v] of got) out.set(k, v);
+    } catch (e) {
+      console.warn(onFailure, (e as Error).message);
+    }
+  }
+  return out;
+}
+
 export class KvCachedStore implements IndexStore {
   constructor(
     private readonly kv: KVNamespace,
@@ -36,22 +54,11 @@ export class KvCachedStore implements IndexStore {
       if (kk) kvKeys.set(kk, k);
       else misses.push(k);
     }
-    const all = [...kvKeys.keys()];
-    for (let j = 0; j < all.length; j += SERVING_LIMITS.kvBulkGetKeys) {
-      const chunk = all.slice(j, j + SERVING_LIMITS.kvBulkGetKeys);
-      let got: Map<string, string | null>;
-      try {
-        got = await this.kv.get(chunk, "text");
-      } catch (e) {
-        console.warn("KV posting read failed; reading D1 instead:", (e as Error).message);
-        got = new Map();
-      }
-      for (const kk of chunk) {
-        const v = got.get(kk);
-        const key = kvKeys.get(kk) as string;
-        if (v === null || v === undefined) misses.push(key);
-        else if (v !== "") out.set(key, unpackBlocks(fromBase64(v)));
-      }
+    const got = await kvGetMany<string>(this.kv, [...kvKeys.keys()], "text", "KV posting read failed; reading D1 instead:");
+    for (const [kk, key] of kvKeys) {
+      const v = got.get(kk);
+      if (v === null || v === undefined) misses.push(key);
+      else if (v !== "") out.set(key, unpackBlocks(fromBase64(v)));
     }
     if (misses.length === 0) return out;
     const fetched = await this.inner.postings(round, misses);
