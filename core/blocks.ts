@@ -151,8 +151,10 @@ export function unpackBlocks(bytes: Uint8Array): PostingBlock[] {
  * postings are decoded whole (their union is I_ret(q)); of each word posting
  * only the blocks whose [first, last] holds a candidate are decoded, with the
  * word's df from the block counts, so BM25 is exactly the full posting's.
+ * When a page wants more than I_ret(q) holds (the related tail, core/retrieve.ts),
+ * the word postings are decoded whole.
  */
-export function postingsFromBlocks(plan: QueryPlan, blocks: ReadonlyMap<string, readonly PostingBlock[]>): FetchedPostings {
+export function postingsFromBlocks(plan: QueryPlan, blocks: ReadonlyMap<string, readonly PostingBlock[]>, want = 0): FetchedPostings {
   const keywords = new Map<string, Uint32Array>();
   for (const k of plan.keywords) {
     const b = blocks.get(keywordKey(k));
@@ -162,7 +164,7 @@ export function postingsFromBlocks(plan: QueryPlan, blocks: ReadonlyMap<string, 
   const words = new Map<string, WordPosting>();
   for (const w of plan.words) {
     const b = blocks.get(wordKey(w));
-    if (b) words.set(w, joinWordBlocks(blocksHolding(b, candidates), postingCount(b)));
+    if (b) words.set(w, want > candidates.length ? joinWordBlocks(b) : joinWordBlocks(blocksHolding(b, candidates), postingCount(b)));
   }
   return { keywords, words };
 }

@@ -5,8 +5,9 @@
  */
 import { getOrInsert } from "./collections.js";
 import { compareIds } from "./ids.js";
-import { keywordWords, normalizeKeyword } from "./normalize.js";
+import { normalizeKeyword } from "./normalize.js";
 import type { WordPosting } from "./postings.js";
+import { KEYWORD_RANKER, type RankerSpec, rankerBag } from "./ranker.js";
 import { executeQuery, type FetchedPostings, type IndexStats, type PageOptions, type QueryPlan, type SearchPage } from "./retrieve.js";
 
 export interface ItemKeywords {
@@ -19,11 +20,15 @@ export interface ItemKeywords {
    * each keyword counted once. The text-BM25 baseline passes its token stream.
    */
   readonly bag?: readonly string[];
+  /** The item's text, for a ranker that weighs it (core/ranker.ts). */
+  readonly text?: string;
 }
 
 export interface BuildOptions {
   /** Add the item's normalised name to its keyword set ({i} in §2.1). Default true. */
   readonly includeName?: boolean;
+  /** Which words the BM25 bags hold (core/ranker.ts). Default: the keyword bag, the paper's. */
+  readonly ranker?: RankerSpec;
 }
 
 export class KeywordIndex implements IndexStats {
@@ -34,6 +39,7 @@ export class KeywordIndex implements IndexStats {
     readonly totalLength: number,
     readonly keywordPostings: ReadonlyMap<string, Uint32Array>,
     readonly wordPostings: ReadonlyMap<string, WordPosting>,
+    readonly ranker: RankerSpec,
   ) {
     // avgdl of an index of empty bags is 0; 1 keeps the length norm finite (b * 0 / 1).
     this.avgLength = ids.length > 0 && totalLength > 0 ? totalLength / ids.length : 1;
@@ -55,8 +61,9 @@ export class KeywordIndex implements IndexStats {
     totalLength: number,
     keywords: ReadonlyMap<string, Uint32Array>,
     words: ReadonlyMap<string, WordPosting>,
+    ranker: RankerSpec = KEYWORD_RANKER,
   ): KeywordIndex {
-    return new KeywordIndex(ids, totalLength, keywords, words);
+    return new KeywordIndex(ids, totalLength, keywords, words, ranker);
   }
 
   /** The postings a plan needs, as the worker fetches them from D1/KV. */
@@ -86,6 +93,7 @@ export class KeywordIndex implements IndexStats {
  */
 export class IndexBuilder {
   private readonly includeName: boolean;
+  private readonly ranker: RankerSpec;
   private readonly ids: string[] = [];
   private readonly kwLists = new Map<string, number[]>();
   private readonly wordLists = new Map<string, number[]>();
@@ -93,6 +101,7 @@ export class IndexBuilder {
 
   constructor(opts: BuildOptions = {}) {
     this.includeName = opts.includeName ?? true;
+    this.ranker = opts.ranker ?? KEYWORD_RANKER;
   }
 
   add(item: ItemKeywords): void {
@@ -104,7 +113,7 @@ export class IndexBuilder {
     this.ids.push(item.id);
     const set = itemKeywordSet(item, this.includeName);
     for (const k of set) getOrInsert(this.kwLists, k, () => []).push(ordinal);
-    const bag = item.bag ? item.bag.map(normalizeKeyword).filter((w) => w !== "") : set.flatMap(keywordWords);
+    const bag = item.bag ? item.bag.map(normalizeKeyword).filter((w) => w !== "") : rankerBag(this.ranker, set, item.text);
     this.totalLength += bag.length;
     const tf = new Map<string, number>();
     for (const w of bag) tf.set(w, (tf.get(w) ?? 0) + 1);
@@ -130,7 +139,7 @@ export class IndexBuilder {
       words.set(w, p);
       this.wordLists.delete(w);
     }
-    return KeywordIndex.fromPostings(this.ids, this.totalLength, kw, words);
+    return KeywordIndex.fromPostings(this.ids, this.totalLength, kw, words, this.ranker);
   }
 }
 

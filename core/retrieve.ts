@@ -4,7 +4,11 @@
  *   I_ret(q) = { i : (S_q ∪ {q}) ∩ (S_i ∪ {i}) ≠ ∅ }
  *
  * Matching is on whole normalised keywords; ranking is BM25 over the words of
- * those keywords. The function is pure over already fetched postings, so the
+ * those keywords. Past the end of I_ret(q), a page may continue with the
+ * related tail: the items that share a word of the plan without sharing a
+ * keyword, ranked by the same BM25 and marked as such. I_ret(q), and so
+ * P/R/F1, never includes them; the @k ranking columns may, exactly as the
+ * BM25 baseline's @100 columns rank past its cutoff (training/evaluate.ts). The function is pure over already fetched postings, so the
  * in-memory index (trainer, eval) and the worker (D1/KV) share it and cannot
  * disagree on a result.
  */
@@ -32,18 +36,28 @@ export interface FetchedPostings {
 export interface Hit {
   readonly item: number;
   readonly score: number;
+  /** Set on hits of the related tail (not in I_ret(q)). */
+  readonly related?: true;
 }
 
 export interface SearchPage {
   /** |I_ret(q)|. */
   readonly total: number;
   readonly hits: Hit[];
+  /** With `related`, when the page reaches past I_ret(q): how many items the related tail holds. */
+  readonly related?: number;
 }
 
 export interface PageOptions {
   readonly limit?: number;
   readonly offset?: number;
   readonly params?: Bm25Params;
+  /**
+   * Continue past I_ret(q) with the related tail. The word postings given
+   * must then be whole (postingsFromBlocks decodes them so when asked for
+   * more than I_ret(q) holds).
+   */
+  readonly related?: boolean;
 }
 
 export function planQuery(generated: Iterable<string>, rawQuery: string): QueryPlan {
@@ -154,7 +168,48 @@ export function rankTop(scores: Float64Array, candidates: Uint32Array, k: number
   return heap.subarray(0, size).sort(cmp);
 }
 
-/** Ranks I_ret(q) by BM25, ties broken by item ordinal (= item id order), and returns one page. */
+/** Sorted items of the word postings that are not in `exclude` (sorted): the related tail's candidates. */
+function relatedCandidates(words: ReadonlyMap<string, WordPosting>, exclude: Uint32Array): Uint32Array {
+  const all = unionPostings([...words.values()].map((p) => p.items));
+  const out = new Uint32Array(all.length);
+  let n = 0;
+  let e = 0;
+  for (let j = 0; j < all.length; j++) {
+    const item = all[j] as number;
+    while (e < exclude.length && (exclude[e] as number) < item) e++;
+    if (e >= exclude.length || exclude[e] !== item) out[n++] = item;
+  }
+  return out.subarray(0, n);
+}
+
+/** Ranks `candidates` by BM25 and returns the hits at ranks [from, to), ranks counted from `base`. */
+function rankedSlice(
+  candidates: Uint32Array,
+  plan: QueryPlan,
+  fetched: FetchedPostings,
+  stats: IndexStats,
+  params: Bm25Params | undefined,
+  from: number,
+  to: number,
+  related: boolean,
+): Hit[] {
+  const scores = scoreCandidates(candidates, plan.words, fetched.words, stats, params);
+  const order = rankTop(scores, candidates, Math.min(candidates.length, to));
+  const hits: Hit[] = [];
+  for (let j = from; j < Math.min(order.length, to); j++) {
+    const c = order[j] as number;
+    hits.push(
+      related ? { item: candidates[c] as number, score: scores[c] as number, related: true } : { item: candidates[c] as number, score: scores[c] as number },
+    );
+  }
+  return hits;
+}
+
+/**
+ * Ranks I_ret(q) by BM25, ties broken by item ordinal (= item id order), and
+ * returns one page; with `related`, ranks past |I_ret(q)| continue with the
+ * related tail, ranked the same way.
+ */
 export function executeQuery(plan: QueryPlan, fetched: FetchedPostings, stats: IndexStats, opts: PageOptions = {}): SearchPage {
   const lists: Uint32Array[] = [];
   for (const k of plan.keywords) {
@@ -162,15 +217,12 @@ export function executeQuery(plan: QueryPlan, fetched: FetchedPostings, stats: I
     if (p) lists.push(p);
   }
   const candidates = unionPostings(lists);
-  const scores = scoreCandidates(candidates, plan.words, fetched.words, stats, opts.params);
   const offset = opts.offset ?? 0;
   const want = offset + (opts.limit ?? Number.POSITIVE_INFINITY);
-  const order = rankTop(scores, candidates, Math.min(candidates.length, want));
-  const end = Math.min(order.length, want);
-  const hits: Hit[] = [];
-  for (let j = offset; j < end; j++) {
-    const c = order[j] as number;
-    hits.push({ item: candidates[c] as number, score: scores[c] as number });
-  }
-  return { total: candidates.length, hits };
+  const hits = offset < candidates.length ? rankedSlice(candidates, plan, fetched, stats, opts.params, offset, want, false) : [];
+  // The tail is counted only when the page reaches it: only then are the word postings whole.
+  if (!opts.related || want <= candidates.length) return { total: candidates.length, hits };
+  const tail = relatedCandidates(fetched.words, candidates);
+  hits.push(...rankedSlice(tail, plan, fetched, stats, opts.params, Math.max(0, offset - candidates.length), want - candidates.length, true));
+  return { total: candidates.length, hits, related: tail.length };
 }

@@ -13,6 +13,7 @@ import { fromBase64, toBase64 } from "./base64.js";
 import { blockKeywordPosting, blockWordPosting, joinKeywordBlocks, joinWordBlocks, type PostingBlock } from "./blocks.js";
 import { KeywordIndex } from "./inverted-index.js";
 import type { WordPosting } from "./postings.js";
+import { KEYWORD_RANKER, type RankerSpec, validateRanker } from "./ranker.js";
 import { keywordKey, POSTING_PREFIX, wordKey } from "./shard.js";
 import type { Split } from "./split.js";
 
@@ -46,6 +47,8 @@ export interface IndexHeader {
   readonly keywords: number;
   readonly words: number;
   readonly maxBlockBytes: number;
+  /** What the word postings' bags hold (core/ranker.ts); absent in rounds written before rankers: the keyword bag. */
+  readonly ranker?: RankerSpec;
 }
 
 /** One posting of the round: its key (core/shard.ts), its length, and its blocks (core/blocks.ts). */
@@ -93,6 +96,7 @@ export function indexHeader(index: KeywordIndex, maxBlockBytes: number): IndexHe
     keywords: index.keywordPostings.size,
     words: index.wordPostings.size,
     maxBlockBytes,
+    ranker: index.ranker,
   };
 }
 
@@ -101,7 +105,11 @@ export function parseIndexHeader(line: string | undefined, where: string): Index
   if (h?.format !== INDEX_FORMAT) throw new Error(`${where}: not a ${INDEX_FORMAT} file`);
   if (h.version !== INDEX_FORMAT_VERSION)
     throw new Error(`${where}: unsupported ${INDEX_FORMAT} version ${String(h.version)} (this build reads ${INDEX_FORMAT_VERSION})`);
-  return h as IndexHeader;
+  try {
+    return { ...(h as IndexHeader), ranker: h.ranker === undefined ? KEYWORD_RANKER : validateRanker(h.ranker) };
+  } catch (e) {
+    throw new Error(`${where}: ${(e as Error).message}`);
+  }
 }
 
 /** An index's postings, blocked, in key order (code units: every "k:" key before every "w:" key). */
@@ -117,7 +125,12 @@ export function* indexPostings(index: KeywordIndex, maxBlockBytes: number): Gene
 }
 
 /** The in-memory index of a round's postings (all their blocks joined) over its item ids in ordinal order. */
-export function indexFromPostings(ids: readonly string[], totalLength: number, entries: Iterable<PostingEntry>): KeywordIndex {
+export function indexFromPostings(
+  ids: readonly string[],
+  totalLength: number,
+  entries: Iterable<PostingEntry>,
+  ranker: RankerSpec = KEYWORD_RANKER,
+): KeywordIndex {
   const keywords = new Map<string, Uint32Array>();
   const words = new Map<string, WordPosting>();
   for (const e of entries) {
@@ -127,7 +140,7 @@ export function indexFromPostings(ids: readonly string[], totalLength: number, e
       words.set(e.key.slice(POSTING_PREFIX.word.length), p);
     }
   }
-  return KeywordIndex.fromPostings(ids, totalLength, keywords, words);
+  return KeywordIndex.fromPostings(ids, totalLength, keywords, words, ranker);
 }
 
 export function postingLine(e: PostingEntry): string {

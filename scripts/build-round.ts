@@ -5,18 +5,19 @@ import { performance } from "node:perf_hooks";
 import { dataDir } from "../training/data/wands.js";
 import { artifactsDir, writeRound } from "../training/round-artifact.js";
 import { buildRound0Streaming } from "../training/round0.js";
-import { intOption, parseCli, runCli, UsageError } from "./cli.js";
+import { intOption, parseCli, rankerOption, runCli, UsageError } from "./cli.js";
 
-const USAGE = "npm run build-round -- --round 0 [--seed S] [--dev-queries N]";
+const USAGE = 'npm run build-round -- --round 0 [--seed S] [--dev-queries N] [--ranker keywords|text|"blend K:T"]';
 
 runCli(async () => {
-  const args = parseCli({ round: { type: "string" }, seed: { type: "string" }, "dev-queries": { type: "string" } }, USAGE);
+  const args = parseCli({ round: { type: "string" }, seed: { type: "string" }, "dev-queries": { type: "string" }, ranker: { type: "string" } }, USAGE);
   const round = intOption("round", args.round, -1);
   if (round !== 0) throw new UsageError(`only --round 0 is built here; later rounds come from \`npm run train\`\nusage: ${USAGE}`);
   const t0 = performance.now();
   mkdirSync(join(artifactsDir(), "rounds"), { recursive: true });
   const content = await buildRound0Streaming(dataDir(), join(artifactsDir(), "rounds", `.items-${process.pid}.jsonl`), {
     seed: intOption("seed", args.seed, 42),
+    ranker: rankerOption(args.ranker),
     ...(args["dev-queries"] !== undefined ? { devQueries: intOption("dev-queries", args["dev-queries"], 50) } : {}),
   });
   const dir = writeRound(content);

@@ -4,6 +4,7 @@
  * a stack trace.
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { parseRanker, type RankerSpec } from "../core/ranker.js";
 
 export class UsageError extends Error {}
 
@@ -39,4 +40,14 @@ export function runCli(main: () => Promise<void> | void): void {
       if (e instanceof UsageError && msg.includes("\n")) process.stderr.write(`${msg.split("\n").slice(1).join("\n")}\n`);
       process.exitCode = e instanceof UsageError ? 1 : 2;
     });
+}
+
+/** `--ranker keywords|text|"blend K:T"` (core/ranker.ts); undefined when not given. */
+export function rankerOption(value: string | undefined): RankerSpec | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseRanker(value);
+  } catch (e) {
+    throw new UsageError(`--ranker: ${(e as Error).message}`);
+  }
 }

@@ -1,26 +1,34 @@
 /**
  * `npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0]
- *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items]`
+ *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items]
+ *   [--ranker R] [--cv K [--cv-only]]`
  * Resumable: a killed run continues from its last completed phase. Ablations
  * write their rounds under artifacts/ablations/<name>/ so the main rounds stay.
+ * With --cv K, k-fold cross-validation over the training queries first
+ * (training/cv.ts) picks the ranker the rounds are written with and the round
+ * to ship; `npm run eval:cv` is --cv 5 --cv-only.
  */
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { MultiBar, Presets } from "cli-progress";
+import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
+import { CV_DEFAULTS, type CvProgress, type CvReport, crossValidate } from "../training/cv.js";
+import { cvF1, formatCvReport, writeCvReport } from "../training/cv-report.js";
 import { dataDir, loadWands } from "../training/data/wands.js";
-import { type Ablations, TRAIN_DEFAULTS, trainLexical } from "../training/lexical.js";
+import { type Ablations, TRAIN_DEFAULTS, type TrainOptions, trainLexical } from "../training/lexical.js";
 import { artifactsDir, readManifest, roundDir, writeRound } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
-import { intOption, parseCli, runCli, UsageError } from "./cli.js";
+import { intOption, parseCli, rankerOption, runCli, UsageError } from "./cli.js";
 import { writeVerlBundle } from "./train-verl.js";
 
 const VERL_USAGE =
   "npm run train -- --backend verl --side query|item|sft --round N --out jobs/NAME [--model HF_ID_OR_DIR] [--served-name NAME] [--ray-nodes 2]";
 const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
-  "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items]";
+  "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] " +
+  '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]]';
 
 function ablationName(a: Ablations): string | null {
   const parts = [
@@ -51,6 +59,9 @@ runCli(async () => {
       model: { type: "string" },
       "served-name": { type: "string" },
       "ray-nodes": { type: "string" },
+      ranker: { type: "string" },
+      cv: { type: "string" },
+      "cv-only": { type: "boolean" },
     },
     `${USAGE}\n       ${VERL_USAGE}`,
   );
@@ -73,6 +84,10 @@ runCli(async () => {
   const fromRound = intOption("from-round", args["from-round"], 0);
   const rounds = intOption("rounds", args.rounds, TRAIN_DEFAULTS.rounds, 1);
   const seed = intOption("seed", args.seed, TRAIN_DEFAULTS.seed);
+  const folds = args.cv === undefined ? null : intOption("cv", args.cv, CV_DEFAULTS.folds, 2);
+  if (args["cv-only"] && folds === null) throw new UsageError(`--cv-only goes with --cv K\nusage: ${USAGE}`);
+  if (folds !== null && fromRound !== 0) throw new UsageError("--cv trains every fold from round 0: drop --from-round");
+  let ranker = rankerOption(args.ranker);
 
   const dataset = await loadWands(dataDir());
   if (!existsSync(join(roundDir(fromRound, root), "manifest.json"))) {
@@ -88,38 +103,62 @@ runCli(async () => {
     Presets.shades_classic,
   );
   let bar: ReturnType<MultiBar["create"]> | null = null;
-  const result = trainLexical(
-    dataset,
-    {
-      rounds,
-      seed,
-      fromRound,
-      epochs: {
-        sft: TRAIN_DEFAULTS.epochs.sft,
-        query: intOption("epochs-query", args["epochs-query"], TRAIN_DEFAULTS.epochs.query, 1),
-        item: intOption("epochs-item", args["epochs-item"], TRAIN_DEFAULTS.epochs.item, 1),
-      },
-      ablations,
-      artifactsRoot: root,
+  let prefix = "";
+  const log = (line: string) => (tty ? bars.log(`${line}\n`) : console.log(line));
+  const progress: CvProgress = {
+    fold: (f, k) => {
+      prefix = `fold ${f}/${k} `;
     },
-    {
-      phaseStart: (phase, steps) => {
-        bar = tty ? bars.create(steps, 0, { phase: phase.padEnd(8), stat: "" }) : null;
-        if (!bar) console.log(`${phase}: ${steps} steps`);
-      },
-      step: (s) => bar?.increment({ stat: s.meanReward !== undefined ? `mean reward ${s.meanReward.toFixed(4)}` : `loss ${(s.loss ?? 0).toFixed(4)}` }),
-      phaseEnd: (phase, sum) => {
-        bar?.stop();
-        const line = `${phase}: dev F1 ${sum.dev.f1.toFixed(4)} (P ${sum.dev.p.toFixed(4)}, R ${sum.dev.r.toFixed(4)}), train F1 ${sum.train.f1.toFixed(4)}`;
-        if (tty) bars.log(`${line}\n`);
-        else console.log(line);
-      },
-      // Test hook: a real SIGKILL at a known point, to prove resumption (test/training/train.test.ts).
-      checkpointed: (phase) => {
-        if (process.env.COGR_TRAIN_KILL_AFTER === phase) process.kill(process.pid, "SIGKILL");
-      },
+    phaseStart: (phase, steps) => {
+      bar = tty ? bars.create(steps, 0, { phase: `${prefix}${phase}`.padEnd(8), stat: "" }) : null;
+      if (!bar) console.log(`${prefix}${phase}: ${steps} steps`);
     },
-  );
+    step: (s) => bar?.increment({ stat: s.meanReward !== undefined ? `mean reward ${s.meanReward.toFixed(4)}` : `loss ${(s.loss ?? 0).toFixed(4)}` }),
+    phaseEnd: (phase, sum) => {
+      bar?.stop();
+      const heldOut = prefix ? "held-out fold" : "dev";
+      log(
+        `${prefix}${phase}: ${heldOut} F1 ${sum.dev.f1.toFixed(4)} (P ${sum.dev.p.toFixed(4)}, R ${sum.dev.r.toFixed(4)}), train F1 ${sum.train.f1.toFixed(4)}`,
+      );
+    },
+    // Test hook: a real SIGKILL at a known point, to prove resumption (test/training/train.test.ts).
+    checkpointed: (phase) => {
+      if (process.env.COGR_TRAIN_KILL_AFTER === phase) process.kill(process.pid, "SIGKILL");
+    },
+  };
+  const opts: TrainOptions = {
+    rounds,
+    seed,
+    fromRound,
+    epochs: {
+      sft: TRAIN_DEFAULTS.epochs.sft,
+      query: intOption("epochs-query", args["epochs-query"], TRAIN_DEFAULTS.epochs.query, 1),
+      item: intOption("epochs-item", args["epochs-item"], TRAIN_DEFAULTS.epochs.item, 1),
+    },
+    ablations,
+    artifactsRoot: root,
+  };
+  let cv: CvReport | null = null;
+  if (folds !== null) {
+    cv = crossValidate(dataset, opts, folds, progress);
+    prefix = "";
+    const file = writeCvReport(cv, root);
+    log(formatCvReport(cv));
+    log(`cross-validation report → ${file}`);
+    ranker ??= cv.choice.ranker;
+    if (args["cv-only"]) {
+      if (tty) bars.stop();
+      return;
+    }
+  }
+  const result = trainLexical(dataset, { ...opts, ...(ranker ? { ranker } : {}) }, progress);
   if (tty) bars.stop();
-  console.log(`rounds ${result.rounds.join(", ") || "(none new)"} written under ${root}/rounds in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(
+    `rounds ${result.rounds.join(", ") || "(none new)"} written under ${root}/rounds (ranker ${rankerName(ranker ?? KEYWORD_RANKER)}) in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
+  const last = fromRound + rounds;
+  if (cv)
+    console.log(
+      `cross-validation picks round ${cv.choice.round} (held-out F1 ${cvF1(cv, cv.choice.round).toFixed(4)}); the last round is ${last} (${cvF1(cv, last).toFixed(4)})`,
+    );
 });

@@ -4,11 +4,14 @@
  * training queries, §4.1), both scored with core's metrics.
  */
 import { KeywordIndex } from "../core/inverted-index.js";
-import { bestCutoff, type MetricSummary, macroAverage, type QueryMetrics, queryMetrics } from "../core/metrics.js";
+import { bestCutoff, METRIC_CUTOFFS, type MetricSummary, macroAverage, type QueryMetrics, queryMetrics } from "../core/metrics.js";
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
 import type { QueryGenerator } from "../core/query-generator.js";
 import { planQuery } from "../core/retrieve.js";
 import type { Product, Query } from "./data/wands.js";
+
+/** How deep a ranking the metrics read: the deepest @k cutoff, or I_ret(q) whole when it is longer. */
+const METRIC_DEPTH = Math.max(...METRIC_CUTOFFS);
 
 export interface EvalQuery {
   readonly text: string;
@@ -37,14 +40,37 @@ export function toEvalQueries(
   return { queries: out, leftOut };
 }
 
-/** The keyword index: I_ret(q) is the retrieved set, ranked by BM25. */
-export function evaluateKeywords(index: KeywordIndex, generate: QueryGenerator, queries: readonly EvalQuery[], leftOut: number): MetricSummary {
-  const per: QueryMetrics[] = queries.map((q) => {
-    const page = index.search(planQuery(generate(q.text), q.text));
+/**
+ * The keyword index: I_ret(q) is the retrieved set (P/R/F1), ranked by BM25;
+ * the ranking the @k columns read continues past it with the related tail
+ * (core/retrieve.ts), as serving pages do and as the BM25 baseline's ranking
+ * continues past its cutoff. `related: false` scores I_ret(q) alone.
+ */
+export function evaluateKeywords(
+  index: KeywordIndex,
+  generate: QueryGenerator,
+  queries: readonly EvalQuery[],
+  leftOut: number,
+  opts: { readonly related?: boolean } = {},
+): MetricSummary {
+  return macroAverage(perQueryMetrics(index, generate, queries, opts), leftOut);
+}
+
+/** evaluateKeywords' metrics of each query, before averaging. */
+export function perQueryMetrics(
+  index: KeywordIndex,
+  generate: QueryGenerator,
+  queries: readonly EvalQuery[],
+  opts: { readonly related?: boolean } = {},
+): QueryMetrics[] {
+  return queries.map((q) => {
+    const plan = planQuery(generate(q.text), q.text);
+    // I_ret(q) whole (P/R/F1), and at least METRIC_DEPTH ranks for the @k columns.
+    const total = index.search(plan, { limit: 0 }).total;
+    const page = index.search(plan, { related: opts.related ?? true, limit: Math.max(total, METRIC_DEPTH) });
     const ranked = page.hits.map((h) => h.item);
     return queryMetrics(ranked, page.total, q.relevant);
   });
-  return macroAverage(per, leftOut);
 }
 
 export function productText(p: Product): string {
@@ -62,7 +88,8 @@ export function buildTextIndex(products: readonly Product[]): KeywordIndex {
   );
 }
 
-function textRankings(index: KeywordIndex, queries: readonly EvalQuery[]): Array<{ ranked: number[]; relevant: ReadonlySet<number> }> {
+/** BM25's full ranking of each query's words over the text index (the cutoff is applied by the caller). */
+export function bm25Runs(index: KeywordIndex, queries: readonly EvalQuery[]): Array<{ ranked: number[]; relevant: ReadonlySet<number> }> {
   return queries.map((q) => {
     const words = keywordWords(normalizeKeyword(q.text));
     const page = index.search(planQuery(words, ""));
@@ -77,7 +104,7 @@ export interface Bm25Result {
 
 /** The paper's baseline protocol: the cutoff that maximises macro F1 on `tune`, applied to `evaluate`. */
 export function evaluateBm25(index: KeywordIndex, tune: readonly EvalQuery[], evaluate: readonly EvalQuery[], leftOut: number): Bm25Result {
-  const cutoff = bestCutoff(textRankings(index, tune), index.itemCount);
-  const per = textRankings(index, evaluate).map(({ ranked, relevant }) => queryMetrics(ranked, Math.min(cutoff, ranked.length), relevant));
+  const cutoff = bestCutoff(bm25Runs(index, tune), index.itemCount);
+  const per = bm25Runs(index, evaluate).map(({ ranked, relevant }) => queryMetrics(ranked, Math.min(cutoff, ranked.length), relevant));
   return { summary: macroAverage(per, leftOut), cutoff };
 }

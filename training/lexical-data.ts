@@ -7,10 +7,11 @@ import { extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment, 
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
 import { buildCandidates, type Candidate, decode, decodeQuery, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
+import { KEYWORD_RANKER, type RankerSpec } from "../core/ranker.js";
 import { REWARD_LIMITS } from "../core/reward.js";
 import type { RoundItem } from "../core/round-format.js";
 import type { Dataset, Product } from "./data/wands.js";
-import { type EvalQuery, toEvalQueries } from "./evaluate.js";
+import { type EvalQuery, productText, toEvalQueries } from "./evaluate.js";
 import type { Round } from "./round-artifact.js";
 import { buildVocabulary, topByScore } from "./vocabulary.js";
 
@@ -28,6 +29,8 @@ export interface TrainData {
   readonly items: readonly TrainItem[];
   readonly ids: readonly string[];
   readonly names: readonly string[];
+  /** Each item's text (training/evaluate.ts productText), for a ranker that weighs it. */
+  readonly texts: readonly string[];
   readonly train: readonly EvalQuery[];
   readonly dev: readonly EvalQuery[];
   readonly devLeftOut: number;
@@ -66,6 +69,7 @@ export function prepareData(dataset: Dataset, start: Round): TrainData {
     items,
     ids,
     names: items.map((i) => i.name),
+    texts: products.map(productText),
     train: train.queries,
     dev: dev.queries,
     devLeftOut: dev.leftOut,
@@ -151,4 +155,9 @@ export function carryOver(decided: ReadonlyArray<readonly string[]>, previous: R
   return decided.map((set, j) => [...new Set([...set, ...(previous[j] ?? []).filter((k) => !visible.has(k))])].slice(0, REWARD_LIMITS.kMax));
 }
 
-export const buildItemIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>) => KeywordIndex.build(roundItems(data, itemSets));
+/** The round's index over these item sets, its word postings under `ranker` (core/ranker.ts). */
+export const buildItemIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, ranker: RankerSpec = KEYWORD_RANKER) =>
+  KeywordIndex.build(
+    roundItems(data, itemSets).map((it, j) => ({ ...it, text: data.texts[j] })),
+    { ranker },
+  );

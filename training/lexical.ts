@@ -9,6 +9,7 @@ import type { MetricSummary } from "../core/metrics.js";
 import { decodeQuery, FEATURES, newParams, POLICY_VERSION, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
 import { policySpec } from "../core/policy-spec.js";
 import { policyGeneratorSpec, type QueryGenerator } from "../core/query-generator.js";
+import { KEYWORD_RANKER, type RankerSpec } from "../core/ranker.js";
 import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
 import { Rng } from "../core/rng.js";
 import { type Checkpoint, type HistoryPoint, loadParams, readCheckpoint, saveParams, writeCheckpoint } from "./checkpoint.js";
@@ -60,6 +61,8 @@ export interface TrainOptions {
   readonly epochs: { readonly sft: number; readonly query: number; readonly item: number };
   readonly ablations: Ablations;
   readonly artifactsRoot: string;
+  /** The ranker the written rounds' word postings hold (core/ranker.ts); `--cv` chooses it. Default: the keyword bag. */
+  readonly ranker?: RankerSpec;
 }
 
 export interface TrainProgress {
@@ -120,7 +123,7 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
     else if (phase.startsWith("query-")) runQueryPhase(data, state, itemSets, rng, opts, round, progress);
     else itemSets = runItemPhase(data, state, itemSets, rng, opts, round, progress);
     if (phase === "sft") itemSets = decodeItems(data, state);
-    const summary = evaluate(data, state, itemSets);
+    const summary = evaluate(data, state, itemSets, opts.ranker ?? KEYWORD_RANKER);
     state.checkpoint.history.push({
       step: state.checkpoint.step,
       phase,
@@ -228,8 +231,8 @@ const queryGenerator =
   (q) =>
     decodeQuery(state.query, queryCandidates(vocab, q), REWARD_LIMITS.kMax);
 
-function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>) {
-  const index = buildItemIndex(data, itemSets);
+function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>, ranker: RankerSpec) {
+  const index = buildItemIndex(data, itemSets, ranker);
   const gen = queryGenerator(state, itemSideVocabulary(data, itemSets));
   return { dev: evaluateKeywords(index, gen, data.dev, data.devLeftOut), train: evaluateKeywords(index, gen, data.train, data.trainLeftOut) };
 }
@@ -333,9 +336,10 @@ function writeTrainedRound(
         epochs: opts.epochs,
         ablations: opts.ablations,
         hyper: TRAIN_DEFAULTS,
+        ranker: opts.ranker ?? KEYWORD_RANKER,
       },
       items: roundItems(data, itemSets),
-      index: buildItemIndex(data, itemSets),
+      index: buildItemIndex(data, itemSets, opts.ranker ?? KEYWORD_RANKER),
       queryGenerator: policyGeneratorSpec(policySpec("query", state.query, vocab, REWARD_LIMITS.kMax)),
       metrics: { dev: summary.dev, train: summary.train, phases: state.checkpoint.phaseMetrics.filter((m) => m.round === round) },
       extraFiles: { "policies.json": JSON.stringify({ query: saveParams(state.query), item: saveParams(state.item) }) },

@@ -7,15 +7,20 @@ import { join } from "node:path";
 import { countItemNgrams, EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment } from "../core/extract.js";
 import { IndexBuilder, KeywordIndex } from "../core/inverted-index.js";
 import { extractorSpec, loadQueryGenerator } from "../core/query-generator.js";
+import { KEYWORD_RANKER, type RankerSpec } from "../core/ranker.js";
 import { SPLIT_DEFAULTS, type Split, splitQueries } from "../core/split.js";
 import { DataError, type Dataset, loadLabels, loadQueries, type Product, requireWandsFiles, streamProducts, WANDS_FILES } from "./data/wands.js";
-import { evaluateKeywords, toEvalQueries } from "./evaluate.js";
+import { evaluateKeywords, productText, toEvalQueries } from "./evaluate.js";
 import { LineWriter } from "./jsonl.js";
 import type { RoundContent, RoundItem } from "./round-artifact.js";
 
 export interface Round0Options {
   readonly seed?: number;
   readonly devQueries?: number;
+  /** A split given whole (cross-validation's folds, training/cv.ts) instead of a seeded one. */
+  readonly split?: Split;
+  /** Which words the BM25 bags hold (core/ranker.ts); default the keyword bag. */
+  readonly ranker?: RankerSpec;
 }
 
 export function extractItemKeywords(dataset: Pick<Dataset, "products">): RoundItem[] {
@@ -32,7 +37,12 @@ function round0Item(p: Product, segments: readonly Segment[], df: ReadonlyMap<st
 
 export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundContent {
   const items = extractItemKeywords(dataset);
-  return round0Content(KeywordIndex.build(items), { items }, dataset, opts);
+  const text = new Map(dataset.products.map((p) => [p.id, productText(p)]));
+  const index = KeywordIndex.build(
+    items.map((it) => ({ ...it, text: text.get(it.id) })),
+    { ranker: opts.ranker ?? KEYWORD_RANKER },
+  );
+  return round0Content(index, { items }, dataset, opts);
 }
 
 /**
@@ -52,11 +62,11 @@ export async function buildRound0Streaming(dir: string, itemsFile: string, opts:
     ids.add(p.id);
     countItemNgrams(df, itemSegments(p));
   }
-  const builder = new IndexBuilder();
+  const builder = new IndexBuilder({ ranker: opts.ranker ?? KEYWORD_RANKER });
   const out = new LineWriter(itemsFile);
   for await (const p of streamProducts(path)) {
     const item = round0Item(p, itemSegments(p), df, ids.size);
-    builder.add(item);
+    builder.add({ ...item, text: productText(p) });
     out.line(JSON.stringify(item));
   }
   out.close();
@@ -74,7 +84,7 @@ function round0Content(
 ): RoundContent {
   // 50 dev queries as in the paper (§3.1), but never more than a quarter of a small query set.
   const ids = dataset.queries.map((q) => q.id);
-  const split: Split = splitQueries(ids, opts.seed, opts.devQueries ?? Math.min(SPLIT_DEFAULTS.devQueries, Math.floor(ids.length / 4)));
+  const split: Split = opts.split ?? splitQueries(ids, opts.seed, opts.devQueries ?? Math.min(SPLIT_DEFAULTS.devQueries, Math.floor(ids.length / 4)));
   const keywordDf = new Map<string, number>();
   for (const [k, p] of index.keywordPostings) keywordDf.set(k, p.length);
   const queryGenerator = extractorSpec(keywordDf, index.itemCount);
@@ -92,7 +102,7 @@ function round0Content(
   return {
     round: 0,
     split,
-    config: { generator: "extractor", extractor: EXTRACTOR_DEFAULTS, data: dataset.dir, labelStats: dataset.labelStats },
+    config: { generator: "extractor", extractor: EXTRACTOR_DEFAULTS, data: dataset.dir, labelStats: dataset.labelStats, ranker: index.ranker },
     ...items,
     index,
     queryGenerator,

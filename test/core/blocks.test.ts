@@ -89,6 +89,11 @@ describe("retrieval over blocked postings", () => {
           }
           const page = executeQuery(plan, postingsFromBlocks(plan, blocks), index, { limit });
           expect(page).toEqual(index.search(plan, { limit }));
+          // Pages reaching into the related tail decode the word postings whole, and still agree.
+          for (const offset of [0, Math.max(0, page.total - 2), page.total + 1]) {
+            const opts = { limit, offset, related: true };
+            expect(executeQuery(plan, postingsFromBlocks(plan, blocks, offset + limit), index, opts)).toEqual(index.search(plan, opts));
+          }
         },
       ),
       { numRuns: 200 },

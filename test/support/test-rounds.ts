@@ -6,8 +6,13 @@ export interface TestRounds {
   readonly synthetic0: WireRound;
   /** Round 1: the same index, with an LLM query generator and its embedded policy. */
   readonly synthetic1: WireRound;
+  /** Round 0 of the synthetic catalogue with the text ranker, and with the blend 4:1 (core/ranker.ts). */
+  readonly syntheticText: WireRound;
+  readonly syntheticBlend: WireRound;
   /** WANDS round 0, when COGR_DATA is set. */
   readonly wands0: WireRound | null;
+  /** WANDS round 0 with the blend 4:1 ranker, when COGR_DATA is set. */
+  readonly wandsBlend: WireRound | null;
   /** WANDS query strings for the equality test. */
   readonly wandsQueries: string[];
   /** A synthetic round trained by the lexical backend (published as round 7). */

@@ -7,6 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ExtractorGeneratorSpec, llmGeneratorSpec, loadQueryGenerator } from "../../core/query-generator.js";
+import { type RankerSpec, TEXT_RANKER } from "../../core/ranker.js";
 import { postingLine } from "../../core/round-format.js";
 import { artifactSource } from "../../scripts/publish/local.js";
 import { loadWands } from "../../training/data/wands.js";
@@ -36,6 +37,14 @@ export async function buildTestRounds(): Promise<TestRounds> {
   writeRound(buildRound0(synth, { devQueries: 8 }), root);
   const r0 = readRound(0, root);
   const synthetic0 = toWire(r0);
+  // The same items under the other rankers (core/ranker.ts): word postings over the text, and a blend.
+  const ranked = (ranker: RankerSpec) => {
+    const rroot = mkdtempSync(join(tmpdir(), "cogr-worker-ranker-"));
+    writeRound(buildRound0(synth, { devQueries: 8, ranker }), rroot);
+    return toWire(readRound(0, rroot));
+  };
+  const syntheticText = ranked(TEXT_RANKER);
+  const syntheticBlend = ranked({ keywords: 4, text: 1 });
   const synthetic1: WireRound = {
     ...synthetic0,
     manifest: { ...synthetic0.manifest, round: 1 },
@@ -62,12 +71,26 @@ export async function buildTestRounds(): Promise<TestRounds> {
   const dir = wandsDir();
   let wands0: WireRound | null = null;
   let wandsQueries: string[] = [];
+  let wandsBlend: WireRound | null = null;
   if (dir) {
     const data = await loadWands(dir);
     const wroot = mkdtempSync(join(tmpdir(), "cogr-worker-wands-"));
     writeRound(buildRound0(data), wroot);
     wands0 = toWire(readRound(0, wroot));
+    const broot = mkdtempSync(join(tmpdir(), "cogr-worker-wands-blend-"));
+    writeRound(buildRound0(data, { ranker: { keywords: 4, text: 1 } }), broot);
+    wandsBlend = toWire(readRound(0, broot));
     wandsQueries = data.queries.map((q) => q.text);
   }
-  return { synthetic0, synthetic1, wands0, wandsQueries, trained: { ...toWire(trained), manifest: { ...trained.manifest, round: 7 } }, policyKeywords };
+  return {
+    synthetic0,
+    synthetic1,
+    syntheticText,
+    syntheticBlend,
+    wands0,
+    wandsBlend,
+    wandsQueries,
+    trained: { ...toWire(trained), manifest: { ...trained.manifest, round: 7 } },
+    policyKeywords,
+  };
 }

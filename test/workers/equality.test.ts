@@ -6,7 +6,7 @@ import { getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
 
-type Answer = { total: number; keywords: string[]; results: Array<{ id: string; score: number }> };
+type Answer = { total: number; related: number | null; keywords: string[]; results: Array<{ id: string; score: number; related: boolean }> };
 
 async function compare(input: WireRound, queries: readonly string[], limit: number) {
   expect(await publish(input)).toBe("published");
@@ -17,8 +17,13 @@ async function compare(input: WireRound, queries: readonly string[], limit: numb
   for (const q of queries) {
     const { res, body } = await getJson<Answer>(`/v1/search?q=${encodeURIComponent(q)}&limit=${limit}`);
     expect(res.status, q).toBe(200);
-    const page = index.search(planQuery(generate(q), q), { limit });
+    const page = index.search(planQuery(generate(q), q), { limit, related: true });
     expect(body.total, q).toBe(page.total);
+    expect(body.related, q).toBe(page.related ?? null);
+    expect(
+      body.results.map((r) => r.related),
+      q,
+    ).toEqual(page.hits.map((h) => h.related === true));
     expect(
       body.results.map((r) => r.id),
       q,
@@ -38,10 +43,27 @@ describe("worker = core", () => {
     expect(await compare(rounds.synthetic0, queries, 100)).toBeGreaterThan(100);
   });
 
+  it("under the text ranker and a blend, the related tail included", async () => {
+    // Small pages reach past I_ret(q) for rare queries, long ones for every query.
+    const queries = ["chair", "wood chair", "grey rug", "lamp", "nothing like this", "glass table", "red"];
+    for (const [w, round] of [
+      [rounds.syntheticText, 3],
+      [rounds.syntheticBlend, 4],
+    ] as const) {
+      expect(await compare({ ...w, manifest: { ...w.manifest, round } }, queries, 100)).toBeGreaterThan(150);
+    }
+  });
+
   it.skipIf(!rounds.wands0)("on 150 WANDS queries (COGR_DATA)", async () => {
     const wands = rounds.wands0 as WireRound;
     const queries = rounds.wandsQueries.filter((_, j) => j % 3 === 0).slice(0, 150);
     expect(queries.length).toBe(150);
     expect(await compare({ ...wands, manifest: { ...wands.manifest, round: 5 } }, queries, 100)).toBeGreaterThan(5000);
+  });
+
+  it.skipIf(!rounds.wandsBlend)("on 60 WANDS queries under the blend ranker, with pages past I_ret(q) (COGR_DATA)", async () => {
+    const w = rounds.wandsBlend as WireRound;
+    const queries = rounds.wandsQueries.filter((_, j) => j % 7 === 1).slice(0, 60);
+    expect(await compare({ ...w, manifest: { ...w.manifest, round: 6 } }, queries, 100)).toBeGreaterThan(3000);
   });
 });

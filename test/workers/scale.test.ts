@@ -45,7 +45,7 @@ async function expectCore(w: WireRound, queries: readonly string[]) {
   for (const q of queries) {
     const { body } = await getJson<Answer>(`/v1/search?q=${encodeURIComponent(q)}&limit=50`);
     expect(body.round, q).toBe(w.manifest.round);
-    const page = index.search(planQuery(generate(q), q), { limit: 50 });
+    const page = index.search(planQuery(generate(q), q), { limit: 50, related: true });
     expect(body.total, q).toBe(page.total);
     expect(
       body.results.map((r) => [r.id, r.score]),

@@ -4,6 +4,7 @@
  * refuses a manifest of another version.
  */
 import type { QueryGeneratorSpec } from "../../core/query-generator.js";
+import { KEYWORD_RANKER, type RankerSpec, rankerName } from "../../core/ranker.js";
 
 export const SERVING_MANIFEST_FORMAT = "cogr-serving-manifest";
 export const SERVING_MANIFEST_VERSION = 2;
@@ -29,6 +30,8 @@ export interface ServingManifest {
   readonly metrics: Readonly<Record<string, unknown>>;
   readonly queryGenerator: { readonly kind: QueryGeneratorSpec["kind"]; readonly model?: string; readonly policy: boolean };
   readonly split: { readonly seed: number; readonly train: number; readonly dev: number };
+  /** The ranker baked into the word postings (core/ranker.ts); absent in manifests published before rankers: the keyword bag. */
+  readonly ranker?: RankerSpec;
 }
 
 /**
@@ -67,6 +70,7 @@ export function publicManifest(m: ServingManifest) {
     keywords: m.counts.keywords,
     shards: m.shardCount,
     queryGenerator: m.queryGenerator,
+    ranker: rankerName(m.ranker ?? KEYWORD_RANKER),
     metrics: m.metrics,
     checksums: m.checksums,
   };

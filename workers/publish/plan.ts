@@ -17,6 +17,7 @@
 import { toBase64 } from "../../core/base64.js";
 import type { PostingBlock } from "../../core/blocks.js";
 import { dfBucketOf, extractorOf, type QueryGeneratorSpec } from "../../core/query-generator.js";
+import { KEYWORD_RANKER } from "../../core/ranker.js";
 import type { IndexHeader, PostingEntry, RoundItem, RoundManifest } from "../../core/round-format.js";
 import { POSTING_PREFIX, shardOf } from "../../core/shard.js";
 import { SERVING_MANIFEST_FORMAT, SERVING_MANIFEST_VERSION, type ServingManifest } from "./manifest.js";
@@ -147,6 +148,7 @@ export function servingManifest(source: PublishSource, shardCount: number, base:
       policy: queryGenerator.kind !== "llm" || queryGenerator.policy !== undefined,
     },
     split: { seed: manifest.split.seed, train: manifest.split.train.length, dev: manifest.split.dev.length },
+    ranker: header.ranker ?? KEYWORD_RANKER,
   };
 }
 

@@ -68,5 +68,6 @@ export function wireIndex(w: WireRound): KeywordIndex {
     w.items.map((i) => i.id),
     w.header.totalLength,
     w.postings.map(parsePostingLine),
+    w.header.ranker,
   );
 }

@@ -73,7 +73,10 @@ export const SearchResult = z
     id: z.string(),
     name: z.string(),
     class: z.string(),
-    score: z.number().openapi({ description: "BM25 over the item's keyword bag." }),
+    score: z
+      .number()
+      .openapi({ description: "The round's ranker: BM25 over the item's keyword bag, its text, or a BM25F blend of the two (GET /v1/rounds names it)." }),
+    related: z.boolean().openapi({ description: "false: in I_ret(q); true: the related tail past it (shares a word of the keywords, no keyword)." }),
     team: z.enum(["control", "treatment"]).optional().openapi({ description: "Interleaved searches: the round that contributed this result." }),
   })
   .openapi("SearchResult");
@@ -89,6 +92,16 @@ export const SearchResponse = z
     keywords: z.array(z.string()).max(REWARD_LIMITS.kMax).openapi({ description: "S_q, the generated query keywords." }),
     keywordSource: KeywordSource,
     total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)|, exact (interleaved: the larger of the two rounds')." }),
+    related: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .openapi({
+        description:
+          "How many items the related tail holds after I_ret(q); results past `total` come from it (interleaved: the larger of the two). " +
+          "null when this page ends inside I_ret(q): the tail is counted only when a page reaches it.",
+      }),
     totals: z
       .object({ control: z.number().int().nonnegative(), treatment: z.number().int().nonnegative() })
       .optional()
@@ -119,6 +132,10 @@ export const Round = z
     keywords: z.number().int().nonnegative(),
     shards: z.number().int().positive(),
     queryGenerator: z.object({ kind: z.string(), model: z.string().optional(), policy: z.boolean() }),
+    ranker: z.string().openapi({
+      description:
+        'How results inside I_ret(q) are ordered: "keywords" (BM25 over the keyword bag, the paper\'s), "text" (BM25 over the item text) or "blend K:T" (BM25F, keyword bag ×K, text ×T).',
+    }),
     metrics: z.record(z.string(), z.unknown()),
     checksums: z.record(z.string(), z.string()),
   })

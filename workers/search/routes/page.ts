@@ -28,6 +28,7 @@ const PAGE = `<!doctype html>
   li { margin: .45rem 0; }
   .cls { color: #666; font-size: 13px; }
   .score { color: #0a7a3c; font-variant-numeric: tabular-nums; font-size: 13px; margin-left: .4rem; }
+  li.related-head { list-style: none; margin: 1rem 0 .3rem -1.6rem; color: #555; border-top: 1px solid #ddd; padding-top: .5rem; }
   #error { color: #b00020; }
   nav { display: flex; gap: .5rem; margin-top: 1rem; }
 </style>
@@ -66,9 +67,15 @@ const PAGE = `<!doctype html>
     .then(function (res) {
       var b = res.body;
       if (!res.ok) { el("meta").textContent = ""; el("error").textContent = (b.title || "Error") + ": " + (b.detail || ""); return; }
-      el("meta").textContent = b.total + (b.total === 1 ? " result" : " results") + " for \u201c" + b.query + "\u201d · round " + b.rounds.join(" + ") + (b.arm ? " (" + b.experiment + ", " + b.arm + ")" : "") + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
+      el("meta").textContent = b.total + (b.total === 1 ? " result" : " results") + (b.related ? " (+ " + b.related + " related)" : "") + " for \u201c" + b.query + "\u201d · round " + b.rounds.join(" + ") + (b.arm ? " (" + b.experiment + ", " + b.arm + ")" : "") + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
       b.keywords.forEach(function (k) { el("chips").appendChild(text("span", k, "chip")); });
-      b.results.forEach(function (r) {
+      var headed = false;
+      b.results.forEach(function (r, j) {
+        if (r.related && !headed) {
+          headed = true;
+          // The related tail: past I_ret(q), items sharing a word of the keywords but no keyword.
+          el("results").appendChild(text("li", "Related: " + b.related + (b.related === 1 ? " item shares" : " items share") + " a word, no keyword", "related-head"));
+        }
         var li = document.createElement("li");
         var link = text("a", r.name, "name");
         link.href = "/v1/items/" + encodeURIComponent(r.id);
@@ -78,18 +85,23 @@ const PAGE = `<!doctype html>
         };
         li.appendChild(link);
         var score = text("span", "score " + r.score.toFixed(3), "score");
-        score.title = "BM25 score of the item's keyword words";
+        score.title = "BM25 score under the round's ranker";
         li.appendChild(score);
         li.appendChild(document.createElement("br"));
         li.appendChild(text("span", r.class, "cls"));
         li.dataset.id = r.id;
+        li.value = offset + j + 1; // the "Related" heading is a list item too: numbers stay the ranks
+        if (r.related) li.className = "related";
         el("results").appendChild(li);
       });
       el("results").start = offset + 1;
-      if (b.total === 0) el("notice").textContent = "Nothing matches \u201c" + b.query + "\u201d. Try fewer or other words.";
-      else if (b.results.length === 0) el("notice").textContent = "This page starts past the last of the " + b.total + (b.total === 1 ? " result" : " results") + ": go back to the previous page.";
+      // related is null when the page ends inside I_ret(q): more may follow.
+      var all = b.related === null ? Infinity : b.total + b.related;
+      if (all === 0) el("notice").textContent = "Nothing matches \u201c" + b.query + "\u201d. Try fewer or other words.";
+      else if (b.total === 0 && offset === 0) el("notice").textContent = "No item has these keywords; below, items that share a word.";
+      else if (b.results.length === 0) el("notice").textContent = "This page starts past the last of the " + all + (all === 1 ? " result" : " results") + ": go back to the previous page.";
       el("prev").hidden = offset === 0;
-      el("next").hidden = offset + b.results.length >= b.total;
+      el("next").hidden = offset + b.results.length >= all;
     })
     .catch(function (e) { el("error").textContent = "Search failed: " + e.message; });
 })();

@@ -23,7 +23,8 @@ export const searchRoute = createRoute({
   operationId: "search",
   summary: "Search the serving round",
   description:
-    "Generates the query's keywords (LLM, else the round's policy, else the raw query), retrieves I_ret(q) and ranks it by BM25. " +
+    "Generates the query's keywords (LLM, else the round's policy, else the raw query), retrieves I_ret(q) and ranks it by the round's ranker (BM25 over the keyword bag, the item text, or a blend). " +
+    "Pages past |I_ret(q)| continue with the related tail: items sharing a word of the keywords but no keyword, ranked the same way, each marked `related`. " +
     "Under an experiment, the user's arm decides the round (A/B), or two rounds' results are merged by team-draft interleaving (each result names its team). " +
     "Responses carry X-Request-Id, X-CoGR-Round, X-CoGR-Experiment and X-CoGR-Arm.",
   tags: ["search"],
@@ -49,6 +50,7 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
       keywordSource: generated.source,
       fallback,
       total: answer.total,
+      related: answer.related,
       totals: null,
       results: answer.results as Array<SearchResult & { team?: "control" | "treatment" }>,
     };
@@ -64,6 +66,7 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
     fallback: control.fallback || treatment.fallback,
     // The merged list holds at least the larger I_ret; each round's own |I_ret| is in totals.
     total: Math.max(control.answer.total, treatment.answer.total),
+    related: control.answer.related === null || treatment.answer.related === null ? null : Math.max(control.answer.related, treatment.answer.related),
     totals: { control: control.answer.total, treatment: treatment.answer.total },
     results: merged.slice(page.offset).map((d) => ({ ...d.item, team: d.team })),
   };
@@ -128,6 +131,7 @@ export function mountSearch(app: ApiApp) {
         keywords: found.keywords,
         keywordSource: found.keywordSource,
         total: found.total,
+        related: found.related,
         ...(found.totals ? { totals: found.totals } : {}),
         results: found.results,
         tookMs,
