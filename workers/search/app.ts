@@ -19,11 +19,12 @@ import { security } from "./middleware/security.js";
 import { type ServicesEnv, services } from "./middleware/services.js";
 import { userKey } from "./middleware/user-key.js";
 import { adminRoutes, mountAdmin } from "./routes/admin.js";
+import { compareRoute, mountCompare } from "./routes/compare.js";
 import { feedbackRoute, mountFeedback } from "./routes/feedback.js";
 import { healthRoute, mountHealth } from "./routes/health.js";
-import { itemRoute, mountItems } from "./routes/items.js";
+import { itemRoundsRoute, itemRoute, mountItems } from "./routes/items.js";
 import { mountOpenApi, openapiRoute } from "./routes/openapi.js";
-import { mountPage, pageRoute } from "./routes/page.js";
+import { comparePageRoute, itemPageRoute, mountPage, pageRoute } from "./routes/page.js";
 import { mountReady, readyRoute } from "./routes/ready.js";
 import { mountRounds, roundsRoute } from "./routes/rounds.js";
 import { mountSearch, searchRoute } from "./routes/search.js";
@@ -38,9 +39,13 @@ export const ROUTES: readonly RouteConfig[] = [
   readyRoute,
   openapiRoute,
   pageRoute,
+  comparePageRoute,
+  itemPageRoute,
+  compareRoute,
+  itemRoundsRoute,
   ...Object.values(adminRoutes),
 ];
-const MOUNTS = [mountSearch, mountItems, mountRounds, mountFeedback, mountHealth, mountReady, mountOpenApi, mountPage, mountAdmin];
+const MOUNTS = [mountSearch, mountCompare, mountItems, mountRounds, mountFeedback, mountHealth, mountReady, mountOpenApi, mountPage, mountAdmin];
 
 /** OpenAPI's /v1/items/{id} → Hono's /v1/items/:id */
 export const honoPath = (openApiPath: string) => openApiPath.replaceAll(/\{([^}]+)\}/g, ":$1");

@@ -10,7 +10,7 @@ import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { parseServingManifest, rowsByChain, type ServingManifest } from "../publish/manifest.js";
 import { SERVING_LIMITS } from "./limits.js";
-import { items, rounds } from "./schema/catalog.js";
+import { items, labels, rounds } from "./schema/catalog.js";
 import { fromD1 } from "./storage.js";
 import { readSession } from "./store/d1-store.js";
 import { ByteLru } from "./store/lru.js";
@@ -102,6 +102,50 @@ export class Catalog {
         .values()
         .next().value ?? [];
     return row ? toItem(row) : null;
+  }
+
+  /** The item in each of the given rounds (absent from a round: left out), one query for all of them. */
+  async itemInRounds(published: readonly ServingManifest[], id: string): Promise<Array<{ round: number; item: ItemRow }>> {
+    const all = [...new Set(published.flatMap((r) => r.chain))];
+    if (all.length === 0) return [];
+    const rows = await fromD1("reading an item's rounds", () =>
+      this.db
+        .select()
+        .from(items)
+        .where(and(inArray(items.round, all), eq(items.id, id))),
+    );
+    const out: Array<{ round: number; item: ItemRow }> = [];
+    for (const r of published) {
+      const own = rows.filter((x) => r.chain.includes(x.round));
+      const [row] =
+        rowsByChain(own, r.chain, (x) => x.ordinal)
+          .values()
+          .next().value ?? [];
+      if (row) out.push({ round: r.round, item: toItem(row) });
+    }
+    return out;
+  }
+
+  /** Ordinals in a round of the given item ids (ids it lacks are absent). One query. */
+  async ordinalsOf(round: Pick<ServingManifest, "chain">, ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await fromD1("reading item ordinals", () =>
+      this.db
+        .select({ round: items.round, ordinal: items.ordinal, id: items.id })
+        .from(items)
+        .where(and(inArray(items.round, [...round.chain]), sql`${items.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)),
+    );
+    return new Map(
+      [...rowsByChain(rows, round.chain, (r) => r.ordinal).values()].map(([r]) => [(r as (typeof rows)[number]).id, (r as (typeof rows)[number]).ordinal]),
+    );
+  }
+
+  /** The relevance labels of a normalised query (`npm run labels`): item id → label; empty when none are loaded. */
+  async labelsOf(query: string): Promise<Map<string, "Exact" | "Partial" | "Irrelevant">> {
+    const rows = await fromD1("reading relevance labels", () =>
+      this.db.select({ itemId: labels.itemId, label: labels.label }).from(labels).where(eq(labels.query, query)),
+    );
+    return new Map(rows.map((r) => [r.itemId, r.label]));
   }
 }
 

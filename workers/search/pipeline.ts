@@ -6,7 +6,8 @@
  */
 
 import { postingsFromBlocks } from "../../core/blocks.js";
-import { executeQuery, planQuery } from "../../core/retrieve.js";
+import { type Explanation, explainHit } from "../../core/explain.js";
+import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
 import type { ServingManifest } from "../publish/manifest.js";
 import type { Catalog } from "./catalog.js";
@@ -20,6 +21,8 @@ export interface SearchResult {
   readonly score: number;
   /** Past I_ret(q): shares a word of the plan, no keyword (core/retrieve.ts). */
   readonly related: boolean;
+  /** With `explain`: the keywords that hit and each word's BM25 contribution (core/explain.ts). */
+  readonly explain?: Explanation;
 }
 
 export interface SearchAnswer {
@@ -27,6 +30,18 @@ export interface SearchAnswer {
   /** How many items the related tail holds after I_ret(q); null when the page ends inside I_ret(q) (not counted then). */
   readonly related: number | null;
   readonly results: SearchResult[];
+  /** Whether an item ordinal is in I_ret(q) (the workbench's P/R/F1 over the whole set). */
+  readonly retrieves: (ordinal: number) => boolean;
+}
+
+export interface SearchOptions {
+  readonly explain?: boolean;
+  /**
+   * Plain BM25 (the workbench's baseline side): no keywords at all, so every
+   * result is in the related tail, every item sharing a word of the query,
+   * ranked by BM25 over the round's bags.
+   */
+  readonly bm25?: boolean;
 }
 
 export async function runSearch(
@@ -35,8 +50,10 @@ export async function runSearch(
   query: string,
   generated: QueryKeywords,
   page: { limit: number; offset: number },
+  opts: SearchOptions = {},
 ): Promise<SearchAnswer> {
-  const plan = planQuery(generated.keywords, query);
+  const full = planQuery(generated.keywords, query);
+  const plan: QueryPlan = opts.bm25 ? { keywords: [], words: planQuery([], query).words } : full;
   const blocks = await deps.store.postings(round, [...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]);
   const fetched = postingsFromBlocks(plan, blocks, page.offset + page.limit);
   const { total, hits, related } = executeQuery(plan, fetched, round.stats, { ...page, related: true });
@@ -47,7 +64,27 @@ export async function runSearch(
   const results = hits.map((h) => {
     const r = rows.get(h.item);
     if (!r) throw new Error(`round ${round.round}: item ordinal ${h.item} has no catalogue row`);
-    return { id: r.id, name: r.name, class: r.class, score: h.score, related: h.related === true };
+    const result: SearchResult = { id: r.id, name: r.name, class: r.class, score: h.score, related: h.related === true };
+    return opts.explain ? { ...result, explain: explainHit(plan, fetched, round.stats, h.item, r) } : result;
   });
-  return { total, related: related ?? null, results };
+  const set = unionPostings(fetched.keywords.values());
+  const retrieves = (o: number) => {
+    let lo = 0;
+    let hi = set.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((set[mid] as number) < o) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < set.length && set[lo] === o;
+  };
+  return { total, related: related ?? null, results, retrieves };
+}
+
+/** Plain BM25's first k item ordinals for a query (its words over the round's bags; no item rows read). */
+export async function rankedOrdinals(store: IndexStore, round: ServingManifest, query: string, k: number): Promise<number[]> {
+  const plan: QueryPlan = { keywords: [], words: planQuery([], query).words };
+  const blocks = await store.postings(round, plan.words.map(wordKey));
+  const { hits } = executeQuery(plan, postingsFromBlocks(plan, blocks, k), round.stats, { limit: k, related: true });
+  return hits.map((h) => h.item);
 }

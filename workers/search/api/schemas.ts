@@ -20,6 +20,15 @@ function intParam(name: string, min: number, max: number, fallback: number) {
     .openapi({ type: "integer", minimum: min, ...(max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {}), default: fallback });
 }
 
+/** A 0/1 switch in the query string; absent is 0. */
+function flagParam(name: string, description: string) {
+  return z
+    .enum(["0", "1"], { error: `${name} must be 0 or 1` })
+    .optional()
+    .transform((v) => v === "1")
+    .openapi({ param: { name, in: "query", description }, type: "string", enum: ["0", "1"], default: "0" });
+}
+
 export const SearchQuery = z.object({
   q: z
     .string({ error: `q must be 1 to ${SERVING_LIMITS.queryMaxChars} characters after trimming` })
@@ -41,6 +50,7 @@ export const SearchQuery = z.object({
     param: { name: "limit", in: "query", description: "Results per page." },
   }),
   offset: intParam("offset", 0, Number.MAX_SAFE_INTEGER, 0).openapi({ param: { name: "offset", in: "query", description: "Results to skip." } }),
+  explain: flagParam("explain", "1: each result says why it matched (the keywords that hit, each word's BM25 contribution)."),
 });
 
 const userKeyHeader = (name: string, description: string) =>
@@ -68,6 +78,17 @@ export const ItemParams = z.object({
 
 const KeywordSource = z.enum(["llm", "policy", "raw"]).openapi({ description: "Which generator produced `keywords`." });
 
+export const Explanation = z
+  .object({
+    keywords: z
+      .array(z.string())
+      .openapi({ description: "The query keywords (S_q ∪ {q}) the item's keywords or name hold: why it is in I_ret(q); empty in the related tail." }),
+    words: z
+      .array(z.object({ word: z.string(), score: z.number() }))
+      .openapi({ description: "Each query word the item's bag holds, with its BM25 contribution; they sum to the score." }),
+  })
+  .openapi("Explanation");
+
 export const SearchResult = z
   .object({
     id: z.string(),
@@ -78,6 +99,7 @@ export const SearchResult = z
       .openapi({ description: "The round's ranker: BM25 over the item's keyword bag, its text, or a BM25F blend of the two (GET /v1/rounds names it)." }),
     related: z.boolean().openapi({ description: "false: in I_ret(q); true: the related tail past it (shares a word of the keywords, no keyword)." }),
     team: z.enum(["control", "treatment"]).optional().openapi({ description: "Interleaved searches: the round that contributed this result." }),
+    explain: Explanation.optional().openapi({ description: "With explain=1." }),
   })
   .openapi("SearchResult");
 
@@ -178,3 +200,72 @@ export const Problem = z
   .openapi("Problem", { description: "RFC 9457 problem details." });
 
 export const PageHtml = z.string().openapi({ description: "An HTML page." });
+
+export const CompareQuery = z.object({
+  q: SearchQuery.shape.q,
+  a: sideParam("a", "The left side: a published round's number, or bm25. Default: the newest round."),
+  b: sideParam("b", "The right side: a published round's number, or bm25. Default: the second newest round, else bm25."),
+  limit: intParam("limit", 1, SERVING_LIMITS.limitMax, 20).openapi({ param: { name: "limit", in: "query", description: "Results per side." } }),
+});
+
+function sideParam(name: string, description: string) {
+  return z
+    .string()
+    .regex(/^(bm25|[0-9]{1,9})$/, `${name} must be a round number or bm25`)
+    .optional()
+    .openapi({ param: { name, in: "query", description }, example: "bm25" });
+}
+
+const Label = z.enum(["Exact", "Partial", "Irrelevant"]);
+
+export const CompareSide = z
+  .object({
+    kind: z.enum(["round", "bm25"]),
+    round: z.number().int().nonnegative().openapi({ description: "The round whose index answered (bm25: whose bags BM25 ran over)." }),
+    label: z.string(),
+    ranker: z.string().openapi({ description: "The round's ranker (GET /v1/rounds), or bm25." }),
+    keywords: z.array(z.string()),
+    keywordSource: KeywordSource,
+    total: z.number().int().nonnegative().openapi({ description: "A round: |I_ret(q)|. bm25: every item sharing a word of the query." }),
+    metrics: z
+      .object({
+        relevant: z.number().int().nonnegative(),
+        retrieved: z.number().int().nonnegative(),
+        hits: z.number().int().nonnegative(),
+        p: z.number(),
+        r: z.number(),
+        f1: z.number(),
+      })
+      .nullable()
+      .openapi({
+        description: "With labels loaded: P/R/F1 over I_ret(q) (bm25: over its top results, as many as the other side's |I_ret(q)|). null without labels.",
+      }),
+    results: z.array(
+      SearchResult.extend({
+        rank: z.number().int().positive(),
+        inOther: z.boolean().openapi({ description: "The other side's results hold this item too." }),
+        label: Label.nullable().optional().openapi({ description: "With labels loaded: the item's label for this query, null when unlabelled." }),
+      }),
+    ),
+  })
+  .openapi("CompareSide");
+
+export const CompareResponse = z
+  .object({
+    query: z.string(),
+    labelled: z.boolean().openapi({ description: "Whether relevance labels are loaded for this query." }),
+    sides: z.array(CompareSide).length(2),
+  })
+  .openapi("CompareResponse");
+
+export const ItemRounds = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    class: z.string(),
+    category: z.string(),
+    rounds: z
+      .array(z.object({ round: z.number().int().nonnegative(), keywords: z.array(z.string()) }))
+      .openapi({ description: "S_i in each published round holding the item, newest first." }),
+  })
+  .openapi("ItemRounds");

@@ -1,7 +1,7 @@
 /**
  * Security headers (Hono's secureHeaders): nosniff, Referrer-Policy,
  * frame and opener isolation everywhere; a Content-Security-Policy that
- * allows the search page only its own nonce'd inline script and style and
+ * allows the pages only its own nonce'd inline script and style and
  * requests to this origin, and allows API responses nothing at all.
  */
 import type { MiddlewareHandler } from "hono";
@@ -30,7 +30,8 @@ const page = secureHeaders({
 
 const api = secureHeaders({ ...common, contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } });
 
-/** Paths that serve HTML pages (they get the page policy). */
-export const PAGE_PATHS: ReadonlySet<string> = new Set(["/"]);
+/** Paths that serve HTML pages (they get the page policy): the workbench's search, compare and item pages. */
+export const PAGE_PATHS: ReadonlySet<string> = new Set(["/", "/compare"]);
+export const isPagePath = (path: string) => PAGE_PATHS.has(path) || /^\/items\/[^/]+$/.test(path);
 
-export const security: MiddlewareHandler = (c, next) => (PAGE_PATHS.has(c.req.path) ? page(c, next) : api(c, next));
+export const security: MiddlewareHandler = (c, next) => (isPagePath(c.req.path) ? page(c, next) : api(c, next));

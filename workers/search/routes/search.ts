@@ -32,12 +32,12 @@ export const searchRoute = createRoute({
   responses: { 200: json("Ranked results.", SearchResponse), ...problems(...DATA_ROUTE) },
 });
 
-type Page = { limit: number; offset: number };
+type Page = { limit: number; offset: number; explain: boolean };
 
 async function searchRound(c: Context<ServicesEnv>, round: ServingManifest, q: string, page: Page) {
   const { catalog, store, keywordDeps } = c.var.services;
   const generated = await queryKeywords(keywordDeps, round, q);
-  const answer = await runSearch({ store, catalog }, round, q, generated, page);
+  const answer = await runSearch({ store, catalog }, round, q, generated, { limit: page.limit, offset: page.offset }, { explain: page.explain });
   return { generated, answer, fallback: generated.source !== (round.queryGenerator.kind === "llm" ? "llm" : "policy") };
 }
 
@@ -56,7 +56,7 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
     };
   }
   // Both rounds' first offset + limit results, merged; the page is a slice of the merged list.
-  const depth = { limit: page.offset + page.limit, offset: 0 };
+  const depth = { limit: page.offset + page.limit, offset: 0, explain: page.explain };
   const [control, treatment] = await Promise.all([searchRound(c, routed.control, q, depth), searchRound(c, routed.treatment, q, depth)]);
   const merged = teamDraft(control.answer.results, treatment.answer.results, depth.limit, routed.seedFor(q), (r) => r.id);
   return {
@@ -75,7 +75,7 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
 export function mountSearch(app: ApiApp) {
   app.openapi(searchRoute, async (c) => {
     const started = performance.now();
-    const { q, limit, offset } = c.req.valid("query");
+    const { q, limit, offset, explain } = c.req.valid("query");
     const requestId = crypto.randomUUID();
     c.header("x-request-id", requestId);
     const routed = await routeRequest(c);
@@ -99,7 +99,7 @@ export function mountSearch(app: ApiApp) {
     });
     let found: Awaited<ReturnType<typeof answer>>;
     try {
-      found = await answer(c, routed, q, { limit, offset });
+      found = await answer(c, routed, q, { limit, offset, explain });
     } catch (e) {
       recordSearch(c.env, event({ error: true }), c.var.waitUntil);
       throw e;

@@ -28,3 +28,18 @@ export const items = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.round, t.ordinal] }), index("items_round_id").on(t.round, t.id)],
 );
+
+/**
+ * Relevance labels for the workbench (/compare), keyed by the normalised
+ * query text: loaded for local development by `npm run labels`, never part
+ * of a round, never read by search.
+ */
+export const labels = sqliteTable(
+  "labels",
+  {
+    query: text("query").notNull(),
+    itemId: text("item_id").notNull(),
+    label: text("label", { enum: ["Exact", "Partial", "Irrelevant"] }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.query, t.itemId] })],
+);

@@ -1,0 +1,58 @@
+/**
+ * Why a result matched (GET /v1/search?explain=1, the workbench pages): the
+ * query keywords S_q ∪ {q} that hit the item's S_i ∪ {i} (§2.1's
+ * intersection; none for a hit of the related tail), and the BM25
+ * contribution of each query word. The contributions are added in the
+ * plan's word order, as scoreCandidates adds them, so they sum to the hit's
+ * score exactly.
+ */
+import { BM25_DEFAULTS, type Bm25Params, idf, termScore } from "./bm25.js";
+import { itemKeywordSet } from "./inverted-index.js";
+import type { FetchedPostings, IndexStats, QueryPlan } from "./retrieve.js";
+
+export interface Explanation {
+  /** The plan's keywords the item's keyword set (its name included) holds. */
+  readonly keywords: string[];
+  /** Each plan word the item's bag holds, with its BM25 term score. */
+  readonly words: Array<{ readonly word: string; readonly score: number }>;
+}
+
+/** Index of `item` in an ascending list, or −1. */
+function find(items: Uint32Array, item: number): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((items[mid] as number) < item) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < items.length && items[lo] === item ? lo : -1;
+}
+
+/**
+ * Explains one hit. `fetched` must hold the hit's word entries (the blocks
+ * executeQuery scored it from); `item` is its name and S_i as stored.
+ */
+export function explainHit(
+  plan: QueryPlan,
+  fetched: FetchedPostings,
+  stats: IndexStats,
+  ordinal: number,
+  item: { readonly name: string; readonly keywords: readonly string[] },
+  params: Bm25Params = BM25_DEFAULTS,
+): Explanation {
+  const own = new Set(itemKeywordSet(item));
+  const keywords = plan.keywords.filter((k) => own.has(k));
+  const words: Array<{ word: string; score: number }> = [];
+  for (const w of plan.words) {
+    const p = fetched.words.get(w);
+    if (!p || p.items.length === 0) continue;
+    const j = find(p.items, ordinal);
+    if (j < 0) continue;
+    words.push({
+      word: w,
+      score: termScore(idf(stats.itemCount, p.df ?? p.items.length), p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params),
+    });
+  }
+  return { keywords, words };
+}

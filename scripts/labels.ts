@@ -1,0 +1,55 @@
+/**
+ * `npm run labels [-- --state DIR]`: loads WANDS's relevance labels
+ * (COGR_DATA) into the local catalogue's `labels` table for the workbench
+ * (/compare shows labels and P/R/F1 with them). Local state only: labels are
+ * development data, never part of a round and never read by search.
+ * Replaces whatever labels were there; queries are keyed by their normalised
+ * text (two WANDS queries with the same text share their labels, first wins).
+ */
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { normalizeKeyword } from "../core/normalize.js";
+import { dataDir, loadGrades, loadQueries, requireWandsFiles, WANDS_FILES } from "../training/data/wands.js";
+import { sqlText } from "../workers/publish/plan.js";
+import { parseCli, runCli } from "./cli.js";
+import { readDeployConfig } from "./publish/deploy-config.js";
+import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "./publish/targets.js";
+
+const USAGE = "npm run labels [-- --state DIR]";
+export const LABEL_LIMITS = { rowsPerStatement: 400, statementsPerBatch: 25 } as const;
+
+runCli(async () => {
+  const args = parseCli({ state: { type: "string" } }, USAGE);
+  const stateDir = args.state ?? DEFAULT_STATE_DIR;
+  const t0 = performance.now();
+  const dir = dataDir();
+  requireWandsFiles(dir);
+  const queries = await loadQueries(join(dir, WANDS_FILES.queries));
+  const grades = await loadGrades(join(dir, WANDS_FILES.labels));
+  const rows = new Map<string, string>();
+  for (const q of queries) {
+    const text = normalizeKeyword(q.text);
+    if (text === "") continue;
+    for (const [item, label] of grades.get(q.id) ?? []) {
+      const key = `${text}\u0000${item}`;
+      if (!rows.has(key)) rows.set(key, `(${sqlText(text)},${sqlText(item)},${sqlText(label)})`);
+    }
+  }
+  const config = readDeployConfig();
+  await applyMigrations(config, { mode: "local", stateDir });
+  const target = await localTarget(config, stateDir);
+  try {
+    const values = [...rows.values()];
+    const statements = ["DELETE FROM labels"];
+    for (let j = 0; j < values.length; j += LABEL_LIMITS.rowsPerStatement) {
+      statements.push(`INSERT INTO labels (query, item_id, label) VALUES ${values.slice(j, j + LABEL_LIMITS.rowsPerStatement).join(",")}`);
+    }
+    for (let j = 0; j < statements.length; j += LABEL_LIMITS.statementsPerBatch)
+      await target.catalog.execute(statements.slice(j, j + LABEL_LIMITS.statementsPerBatch));
+    const n = Number(await target.catalog.scalar("SELECT COUNT(*) FROM labels"));
+    const nq = Number(await target.catalog.scalar("SELECT COUNT(DISTINCT query) FROM labels"));
+    console.log(`${n} labels for ${nq} queries loaded into local state ${stateDir}; ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  } finally {
+    await target.dispose();
+  }
+});
