@@ -11,9 +11,11 @@
  * the input, association, field, head noun, subsumption by a longer live
  * phrase of the input), W weighs every pair of them, u is a per-keyword
  * weight (a vocabulary feature, not an id of any query or item).
- * A keyword set is drawn with an independent Bernoulli(σ(z)) per candidate, so
- * log π(S) is a sum; the deterministic mode keeps every z > 0, at most K_max,
- * best first (`decode`; `decodeQuery` is what serving runs).
+ * The item side draws a keyword set with an independent Bernoulli(σ(z)) per
+ * candidate, so log π(S) is a sum; the deterministic mode keeps every z > 0,
+ * at most K_max, best first (`decode`). The query side decides in sequence,
+ * each decision seeing the keywords already kept (core/set-policy.ts;
+ * `decodeQuery` there is what serving runs).
  */
 import { getOrInsert } from "./collections.js";
 import { type Segment, STOPWORDS, segmentNgrams, segmentText } from "./extract.js";
@@ -22,7 +24,7 @@ import { keywordWords } from "./normalize.js";
 import type { Rng } from "./rng.js";
 
 export const POLICY_FORMAT = "cogr-lexical-policy";
-export const POLICY_VERSION = 4;
+export const POLICY_VERSION = 5;
 
 export const FEATURES = [
   "bias",
@@ -56,6 +58,14 @@ export const FEATURES = [
   "strongAssociation",
   "extension",
   "subsumed",
+  // Set features (core/set-policy.ts): what the keywords kept so far already do. Zero outside sequential decoding.
+  "setEmpty",
+  "setCovered",
+  "setSharesWord",
+  "setHeadKept",
+  "setMaxDfUpTo5",
+  "setMaxDfUpTo50",
+  "setMaxDfOver50",
 ] as const;
 export const FEATURE_COUNT = FEATURES.length;
 
@@ -143,6 +153,9 @@ export interface Candidate {
   readonly keyword: string;
   /** Indexed by FEATURES. A plain array: allocating a small typed array per candidate cost a fifth of candidate building. */
   readonly features: number[];
+  /** The keyword's words (singular) and its df in the opposite index: what the set features (core/set-policy.ts) compare. */
+  readonly words?: readonly string[];
+  readonly df?: number;
 }
 
 export interface PolicyParams {
@@ -302,7 +315,12 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
     .filter(([k, f]) => (f[F.ngram] === 1 || f[F.contain] === 1) && (vocab.oppositeDf.get(k) ?? 0) > 0)
     .map(([k]) => [k, lookup.forms.get(k) ?? []] as const);
   for (const [k, f] of kept) describe(k, f, spelled);
-  return kept.map(([keyword, features]) => ({ keyword, features }));
+  return kept.map(([keyword, features]) => ({
+    keyword,
+    features,
+    words: lookup.forms.get(keyword) ?? keywordWords(keyword).map(singular),
+    df: vocab.oppositeDf.get(keyword) ?? 0,
+  }));
 }
 
 export function queryCandidates(vocab: PolicyVocabulary, query: string): Candidate[] {
@@ -340,10 +358,10 @@ export function setLogProb(params: PolicyParams, cands: readonly Candidate[], ch
 }
 
 /** Candidates with their logits, best first (ties by keyword, so decoding is deterministic). */
-function ranked(params: PolicyParams, cands: readonly Candidate[]): Array<{ keyword: string; z: number; known: boolean }> {
+export function ranked(params: PolicyParams, cands: readonly Candidate[]): Array<{ keyword: string; z: number; known: boolean; candidate: Candidate }> {
   const z = logits(params, cands);
   return cands
-    .map((c, j) => ({ keyword: c.keyword, z: z[j] as number, known: c.features[F.unknownOpposite] === 0 }))
+    .map((c, j) => ({ keyword: c.keyword, z: z[j] as number, known: c.features[F.unknownOpposite] === 0, candidate: c }))
     .sort((a, b) => b.z - a.z || (a.keyword < b.keyword ? -1 : 1));
 }
 
@@ -356,21 +374,6 @@ export function decode(params: PolicyParams, cands: readonly Candidate[], kMax: 
     .filter((r) => r.z > minLogit)
     .slice(0, kMax)
     .map((r) => r.keyword);
-}
-
-/**
- * Query-side decoding, as serving runs it: `decode`, and when none of the kept
- * keywords is in the item index (each would retrieve nothing), the
- * best-scoring candidates that are, whatever their score. An empty I_ret(q)
- * scores F1 = 0; the query's closest live keywords ("tressler rug" → "area rug")
- * almost always do better. The count was chosen on training queries.
- */
-export function decodeQuery(params: PolicyParams, cands: readonly Candidate[], kMax: number): string[] {
-  const all = ranked(params, cands);
-  const kept = all.filter((r) => r.z > 0).slice(0, kMax);
-  if (kept.some((r) => r.known)) return kept.map((r) => r.keyword);
-  const live = all.filter((r) => r.known && !kept.includes(r)).slice(0, POLICY_LIMITS.queryFallbackKeywords);
-  return [...kept, ...live].slice(0, kMax).map((r) => r.keyword);
 }
 
 export const chosenKeywords = (cands: readonly Candidate[], chosen: Uint8Array) => cands.filter((_, j) => chosen[j]).map((c) => c.keyword);

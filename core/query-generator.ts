@@ -8,9 +8,10 @@
  * or version is refused.
  */
 import { EXTRACTOR_DEFAULTS, extractKeywords, segmentNgrams, segmentText } from "./extract.js";
-import { decodeQuery, queryCandidates } from "./policy.js";
+import { queryCandidates } from "./policy.js";
 import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
 import { DECODING, type Decoding, PROMPTS, type PromptSet, validatePromptSet } from "./prompts.js";
+import { decodeQuery } from "./set-policy.js";
 import { fmix32, fnv1a32 } from "./shard.js";
 
 export const QUERY_GENERATOR_FORMAT = "cogr-query-generator";

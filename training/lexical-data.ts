@@ -6,10 +6,11 @@
 import { extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment, scoreNgrams } from "../core/extract.js";
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
-import { buildCandidates, type Candidate, decode, decodeQuery, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
+import { buildCandidates, type Candidate, decode, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
 import { KEYWORD_RANKER, type RankerSpec } from "../core/ranker.js";
 import { REWARD_LIMITS } from "../core/reward.js";
 import type { RoundItem } from "../core/round-format.js";
+import { decodeQuery } from "../core/set-policy.js";
 import type { Dataset, Product } from "./data/wands.js";
 import { type EvalQuery, productText, toEvalQueries } from "./evaluate.js";
 import type { Round } from "./round-artifact.js";

@@ -6,12 +6,13 @@
  */
 import { join } from "node:path";
 import type { MetricSummary } from "../core/metrics.js";
-import { decodeQuery, FEATURES, newParams, POLICY_VERSION, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
+import { FEATURES, newParams, POLICY_VERSION, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
 import { policySpec } from "../core/policy-spec.js";
 import { policyGeneratorSpec, type QueryGenerator } from "../core/query-generator.js";
 import { KEYWORD_RANKER, type RankerSpec } from "../core/ranker.js";
 import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
 import { Rng } from "../core/rng.js";
+import { decodeQuery } from "../core/set-policy.js";
 import { type Checkpoint, type HistoryPoint, loadParams, readCheckpoint, saveParams, writeCheckpoint } from "./checkpoint.js";
 import type { Dataset } from "./data/wands.js";
 import { evaluateKeywords } from "./evaluate.js";
@@ -273,7 +274,11 @@ function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng:
   progress.phaseStart(`query-${round}`, opts.epochs.query * perEpoch);
   for (let e = 0; e < opts.epochs.query; e++) {
     for (const b of epochBatches(cands.length, TRAIN_DEFAULTS.batch.query, rng)) {
-      const s = grpoStep(state.query, state.checkpoint.query.adam, cands, b, reward, rng, { lr: TRAIN_DEFAULTS.lr.query, groupSize: TRAIN_DEFAULTS.groupSize });
+      const s = grpoStep(state.query, state.checkpoint.query.adam, cands, b, reward, rng, {
+        lr: TRAIN_DEFAULTS.lr.query,
+        groupSize: TRAIN_DEFAULTS.groupSize,
+        sequentialKMax: REWARD_LIMITS.kMax,
+      });
       const step = ++state.checkpoint.step;
       const point: HistoryPoint = { step, phase: `query-${round}`, round, side: "query", meanReward: s.meanReward };
       if (step % TRAIN_DEFAULTS.evalEverySteps === 0) {

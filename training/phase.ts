@@ -4,34 +4,45 @@
  * (grpo.ts) and update (Adam on the clipped surrogate). Phase 1's supervised
  * initialisation uses the same update path with a cross-entropy loss.
  */
-import { type Candidate, chosenKeywords, logits, type PolicyParams } from "../core/policy.js";
+import { type Candidate, logits, type PolicyParams } from "../core/policy.js";
 import type { Rng } from "../core/rng.js";
+import { contextLogit, type SetDecision, sampleSequential } from "../core/set-policy.js";
 import { clippedSurrogate, type Decision, GRPO_DEFAULTS, grpoAdvantages, supervisedLoss } from "./grpo.js";
 import { type AdamState, adamStep, Gradient } from "./optimizer.js";
 
 export interface Rollout {
   readonly input: number;
-  readonly zOld: Float64Array;
-  readonly chosen: Uint8Array;
+  /** Every decision taken, with its candidate as it saw it (set features filled in when sequential) and the logit that sampled it. */
+  readonly decisions: readonly SetDecision[];
   readonly keywords: string[];
 }
 
-/** Rollout: G independent keyword sets per input, with the logits that sampled them. */
+/**
+ * Rollout: G keyword sets per input, each with the decisions that drew it:
+ * independent Bernoullis (the item side), or sequential ones that see the
+ * keywords kept so far (the query side, core/set-policy.ts) when `sequentialKMax` is set.
+ */
 export function rollout(
   params: PolicyParams,
   candidates: ReadonlyArray<readonly Candidate[]>,
   batch: readonly number[],
   groupSize: number,
   rng: Rng,
+  sequentialKMax?: number,
 ): Rollout[] {
   const out: Rollout[] = [];
   for (const input of batch) {
     const cands = candidates[input] as readonly Candidate[];
-    const zOld = logits(params, cands);
+    const zOld = sequentialKMax === undefined ? logits(params, cands) : null;
     for (let g = 0; g < groupSize; g++) {
-      const chosen = new Uint8Array(cands.length);
-      for (let j = 0; j < cands.length; j++) chosen[j] = rng.next() < 1 / (1 + Math.exp(-(zOld[j] as number))) ? 1 : 0;
-      out.push({ input, zOld, chosen, keywords: chosenKeywords(cands, chosen) });
+      let decisions: SetDecision[];
+      if (zOld) {
+        decisions = cands.map((c, j) => {
+          const z = zOld[j] as number;
+          return { candidate: c, z, action: rng.next() < 1 / (1 + Math.exp(-z)) ? 1 : 0 };
+        });
+      } else decisions = sampleSequential(params, cands, sequentialKMax as number, rng);
+      out.push({ input, decisions, keywords: decisions.filter((d) => d.action === 1).map((d) => d.candidate.keyword) });
     }
   }
   return out;
@@ -50,6 +61,8 @@ export interface RlStepOptions {
   readonly clipRatio?: number;
   /** Gradient steps on one batch of rollouts (1 = strictly on-policy, as the paper's mini batch = train batch). */
   readonly updatesPerBatch?: number;
+  /** Decide in sequence, each decision seeing the kept set, up to this many keywords (the query side; core/set-policy.ts). */
+  readonly sequentialKMax?: number;
 }
 
 /** One GRPO step on a batch of inputs: rollout → reward → advantage → update. */
@@ -63,7 +76,7 @@ export function grpoStep(
   opts: RlStepOptions,
 ): StepStats {
   const groupSize = opts.groupSize ?? GRPO_DEFAULTS.groupSize;
-  const rollouts = rollout(params, candidates, batch, groupSize, rng);
+  const rollouts = rollout(params, candidates, batch, groupSize, rng, opts.sequentialKMax);
   const rewards = rollouts.map((r) => reward(r.input, r.keywords));
   const advantages = grpoAdvantages(rewards, groupSize);
   let loss = 0;
@@ -72,17 +85,12 @@ export function grpoStep(
   for (let u = 0; u < updates; u++) {
     const decisions: Decision[] = [];
     const owners: Candidate[] = [];
-    const zNow = new Map<number, Float64Array>();
     rollouts.forEach((r, k) => {
-      const cands = candidates[r.input] as readonly Candidate[];
-      let z = zNow.get(r.input);
-      if (!z) {
-        z = u === 0 ? r.zOld : logits(params, cands);
-        zNow.set(r.input, z);
-      }
-      for (let j = 0; j < cands.length; j++) {
-        decisions.push({ z: z[j] as number, zOld: r.zOld[j] as number, action: r.chosen[j] as 0 | 1, advantage: advantages[k] as number });
-        owners.push(cands[j] as Candidate);
+      for (const d of r.decisions) {
+        // Each decision is re-scored in the context it was taken in (on-policy at u = 0).
+        const z = u === 0 ? d.z : contextLogit(params, d.candidate);
+        decisions.push({ z, zOld: d.z, action: d.action, advantage: advantages[k] as number });
+        owners.push(d.candidate);
       }
     });
     const s = clippedSurrogate(decisions, opts.clipRatio);

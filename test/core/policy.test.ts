@@ -3,7 +3,6 @@ import {
   addTermGradient,
   buildCandidates,
   decode,
-  decodeQuery,
   FEATURE_COUNT,
   FEATURES,
   newParams,
@@ -16,6 +15,7 @@ import {
   WEIGHT_COUNT,
 } from "../../core/policy.js";
 import { loadPolicy, policySpec } from "../../core/policy-spec.js";
+import { decodeQuery } from "../../core/set-policy.js";
 import { loadParams } from "../../training/checkpoint.js";
 import { newAdamState } from "../../training/optimizer.js";
 import { sftStep } from "../../training/phase.js";
