@@ -14,6 +14,8 @@ import { type MetricSummary, TABLE2_COLUMNS, table2Row } from "../core/metrics.j
 import { keywordWords } from "../core/normalize.js";
 import { loadQueryGenerator } from "../core/query-generator.js";
 import type { HistoryPoint } from "../training/checkpoint.js";
+import type { CvReport } from "../training/cv.js";
+import { readCvReport } from "../training/cv-report.js";
 import { dataDir, loadWands } from "../training/data/wands.js";
 import { evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { artifactsDir, listRounds, readRound } from "../training/round-artifact.js";
@@ -143,6 +145,28 @@ runCli(async () => {
       `<tr><td><b>CoGR lexical (full), round ${mainLast}</b></td><td>${mainDev.p.toFixed(4)}</td><td>${mainDev.r.toFixed(4)}</td><td>${mainDev.f1.toFixed(4)}</td></tr>`,
     );
 
+  // Cross-validation reports of any seed (npm run train -- --cv K): the held-out choice beside the last round.
+  const cvDir = join(root, "train", "lexical");
+  const cvSeeds = existsSync(cvDir)
+    ? readdirSync(cvDir)
+        .map((f) => /^cv-seed-(\d+)\.json$/.exec(f)?.[1])
+        .filter((x): x is string => x !== undefined)
+        .map(Number)
+        .sort((a, b) => a - b)
+    : [];
+  const cvTables = cvSeeds.map((seed) => {
+    const r = readCvReport(root, seed) as CvReport;
+    const rows = r.cells.map((c) => {
+      const m = table2Row(c.summary);
+      const chosen = c.round === r.choice.round && c.ranker === r.choice.rankerName;
+      return `<tr><td>${chosen ? "<b>" : ""}${c.round}${chosen ? " (chosen)</b>" : ""}</td><td>${esc(c.ranker)}</td>${TABLE2_COLUMNS.map((k) => `<td>${m[k].toFixed(4)}</td>`).join("")}</tr>`;
+    });
+    const b = table2Row(r.bm25);
+    rows.push(`<tr><td>BM25</td><td>cutoff tuned on the other folds</td>${TABLE2_COLUMNS.map((k) => `<td>${b[k].toFixed(4)}</td>`).join("")}</tr>`);
+    return `<h3>Seed ${seed}: ${r.folds} folds over ${r.queries} training queries; chosen round ${r.choice.round}, ranker ${esc(r.choice.rankerName)}</h3>
+<table><tr><th>round</th><th>ranker</th>${TABLE2_COLUMNS.map((c) => `<th>${c}</th>`).join("")}</tr>${rows.join("")}</table>`;
+  });
+
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>cogr-edge training report</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem}table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}td:first-child,th:first-child{text-align:left}</style></head><body>
 <h1>Lexical CoGR training report</h1>
@@ -151,6 +175,8 @@ runCli(async () => {
 <h2>Keyword evolution (cf. Fig. 4)</h2>${fig4b}${fig4c}
 <h2>Retrieval by round (Table 2 columns)</h2>
 <table><tr><th>round</th><th>split</th>${TABLE2_COLUMNS.map((c) => `<th>${c}</th>`).join("")}<th>queries</th></tr>${tableRows.join("")}</table>
+<h2>Cross-validation over the training queries (held-out folds)</h2>
+${cvTables.length > 0 ? cvTables.join("") : "<p>No cross-validation run: see <code>npm run train -- --cv 5</code>.</p>"}
 <h2>Ablations (Table 3 style, dev split)</h2>
 ${ablations.length > 0 ? `<table><tr><th>variant</th><th>P</th><th>R</th><th>F1</th></tr>${ablations.join("")}</table>` : "<p>No ablation runs: see <code>npm run train -- --no-sft</code> and the other flags.</p>"}
 </body></html>`;

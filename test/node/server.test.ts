@@ -4,7 +4,7 @@
  * path through the wrangler CLI (what --remote uses), against local state.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { readDeployConfig } from "../../scripts/publish/deploy-config.js";
 import { localTarget } from "../../scripts/publish/targets.js";
 import { runScript } from "../cli.js";
 import { cliWorkspace, writeSyntheticWands } from "../fixtures.js";
-import { dumpDom, findChromium } from "../support/chromium.js";
+import { dumpDom, findChromium, screenshot } from "../support/chromium.js";
 import { freePort, waitFor } from "../support/processes.js";
 
 describe("npm start", () => {
@@ -24,6 +24,10 @@ describe("npm start", () => {
   let url = "";
 
   beforeAll(async () => {
+    // Relevance labels for the compare page, loaded before the server starts (the same state).
+    const labels = runScript("labels.ts", ["--state", state], env);
+    expect(labels.stderr).toBe("");
+    expect(labels.stdout).toMatch(/^\d+ labels for \d+ queries loaded into local state/);
     const port = await freePort();
     child = spawn(join("node_modules", ".bin", "tsx"), ["scripts/start.ts", "--port", String(port), "--state", state], {
       env,
@@ -84,9 +88,11 @@ describe("npm start", () => {
   it.skipIf(!chromium)("renders the search page in headless Chromium, escaping what it shows", () => {
     const q = "<img src=x onerror=alert(1)> wood chair";
     const dom = dumpDom(chromium as string, `${url}/?q=${encodeURIComponent(q)}`);
-    expect(dom).toMatch(/<li data-id="\d+">/); // results rendered
+    expect(dom).toMatch(/<li data-id="\d+" value="1">/); // results rendered, numbered by rank
     expect(dom).toMatch(/class="chip">[a-z]/); // keyword chips
-    expect(dom).toMatch(/results for “&lt;img src=x onerror=alert\(1\)&gt; wood chair” · round 0 · keywords from policy/);
+    expect(dom).toMatch(/results(?: \(\+ \d+ related\))? for “&lt;img src=x onerror=alert\(1\)&gt; wood chair” · round 0 · keywords from policy/);
+    expect(dom).toMatch(/<a class="name" href="\/items\/\d+">[^<]*<mark>(wood|chair)<\/mark>/i); // explained: matching words marked
+    expect(dom).toMatch(/matched: <\/span><span class="chip hit">/);
     expect(dom).not.toMatch(/<img/i);
     expect(dom).toMatch(/class="score" title="BM25 score[^"]*">score \d+\.\d{3}</);
   });
@@ -101,6 +107,48 @@ describe("npm start", () => {
     expect(past).toMatch(/<button id="prev">Previous<\/button>/);
     const long = dumpDom(chromium as string, `${url}/?q=${encodeURIComponent("wood ".repeat(51))}`);
     expect(long).toMatch(/overflow-wrap: anywhere/);
+  });
+
+  it.skipIf(!chromium)("renders the compare and item pages, escaping what they show, labels included", () => {
+    const q = "<b>x</b> wood chair";
+    const dom = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent(q)}`);
+    expect(dom).not.toMatch(/<b>x<\/b>/);
+    expect(dom).toMatch(/“&lt;b&gt;x&lt;\/b&gt; wood chair” · no relevance labels/);
+    // One round published: round 0 against BM25 over its bags, each result ranked, scored and marked.
+    expect(dom).toMatch(/<h2>round 0 · ranker keywords<\/h2>[\s\S]*<h2>BM25 over round 0's bags<\/h2>/);
+    expect(dom).toMatch(/<span class="rank">#1<\/span>/);
+    expect(dom).toMatch(/class="badge( only)?">(in both|only here)</);
+    // A labelled query (the synthetic catalogue's first): labels on results, P/R/F1 per side.
+    const labelled = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("wood chair")}`);
+    expect(labelled).toMatch(/labelled: P\/R\/F1 and labels shown/);
+    expect(labelled).toMatch(/P \d\.\d{3} · R \d\.\d{3} · F1 \d\.\d{3} \(\d+ of \d+ relevant in \d+ retrieved\)/);
+    expect(labelled).toMatch(/class="badge (Exact|Partial|Irrelevant)?">(Exact|Partial|Irrelevant|unlabelled)</);
+    const item = dumpDom(chromium as string, `${url}/items/1`);
+    expect(item).toMatch(/<th>round 0<\/th><td>(<span class="chip">[^<]+<\/span>)+<\/td>/);
+    expect(item).toMatch(/<p id="meta" class="cls">id 1 · /);
+    expect(dumpDom(chromium as string, `${url}/items/${encodeURIComponent("<i>nope</i>")}`)).toMatch(
+      /id="error" role="alert">Not found: No item with id "&lt;i&gt;nope&lt;\/i&gt;"/,
+    );
+  });
+
+  it.skipIf(!chromium)("takes screenshots of the search, compare and item pages at desktop and mobile widths", () => {
+    const dir = process.env.COGR_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "cogr-shots-"));
+    mkdirSync(dir, { recursive: true });
+    const pages = { search: "/?q=wood%20chair", compare: `/compare?q=${encodeURIComponent("wood chair")}`, item: "/items/1" };
+    for (const [name, path] of Object.entries(pages)) {
+      for (const [width, height, label] of [
+        [1280, 900, "desktop"],
+        [390, 844, "mobile"],
+      ] as const) {
+        const file = join(dir, `${name}-${label}.png`);
+        screenshot(chromium as string, `${url}${path}`, file, { width, height });
+        // A PNG of that size, not an error page's blank: the header says the width, and content makes it large.
+        const png = readFileSync(file);
+        expect(png.subarray(1, 4).toString()).toBe("PNG");
+        expect(png.readUInt32BE(16)).toBe(width);
+        expect(png.length).toBeGreaterThan(15_000);
+      }
+    }
   });
 
   it("stops everything on Ctrl-C", async () => {

@@ -19,3 +19,23 @@ export function dumpDom(bin: string, url: string): string {
   if (r.status !== 0) throw new Error(`chromium failed: ${r.stderr.split("\n").slice(-3).join(" ")}`);
   return r.stdout;
 }
+
+/** A PNG of the page after its scripts ran, at a window width × height (desktop or mobile). */
+export function screenshot(bin: string, url: string, file: string, size: { width: number; height: number }): void {
+  const r = spawnSync(
+    bin,
+    [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--hide-scrollbars",
+      "--virtual-time-budget=15000",
+      `--window-size=${size.width},${size.height}`,
+      `--screenshot=${file}`,
+      url,
+    ],
+    { encoding: "utf8", timeout: 60_000 },
+  );
+  if (r.status !== 0) throw new Error(`chromium failed: ${r.stderr.split("\n").slice(-3).join(" ")}`);
+}
