@@ -59,13 +59,15 @@ async function expectStatus(status: number, path: string, opts: Opts = {}) {
   return conforms(res, path, method);
 }
 
-const DATA_PATHS = ["/v1/search?q=chair", "/v1/items/1", "/v1/rounds"] as const;
-const ALL_PATHS = [...DATA_PATHS, "/healthz", "/readyz", "/openapi.json", "/"] as const;
+const DATA_PATHS = ["/v1/search?q=chair", "/v1/items/1", "/v1/rounds", "/v1/compare?q=chair", "/v1/items/1/rounds"] as const;
+const ALL_PATHS = [...DATA_PATHS, "/healthz", "/readyz", "/openapi.json", "/", "/compare", "/items/1"] as const;
 
 describe("before any round is published", () => {
   it("answers 503 with Retry-After on search and items, an empty list of rounds, and readiness 503", async () => {
     expect((await expectStatus(503, "/v1/search?q=chair")).title).toBe("No round published");
     await expectStatus(503, "/v1/items/1");
+    await expectStatus(503, "/v1/compare?q=chair");
+    await expectStatus(503, "/v1/items/1/rounds");
     expect((await expectStatus(200, "/v1/rounds")).rounds).toEqual([]);
     const ready = await expectStatus(503, "/readyz");
     expect(ready.checks).toEqual({ catalog: "missing", shards: "ok", kv: "missing" });
@@ -84,11 +86,16 @@ describe("over a published round", () => {
     await expectStatus(200, `/v1/items/${found.results[0].id}`);
     expect((await expectStatus(200, "/v1/rounds")).rounds).toHaveLength(1);
     expect(await expectStatus(200, "/readyz")).toEqual({ status: "ready", round: 0, checks: { catalog: "ok", shards: "ok", kv: "ok" } });
-    for (const path of ["/healthz", "/openapi.json", "/"]) await expectStatus(200, path);
+    const compared = await expectStatus(200, "/v1/compare?q=wood%20chair&limit=3");
+    expect(compared.sides.map((s: { kind: string }) => s.kind)).toEqual(["round", "bm25"]);
+    expect((await expectStatus(200, `/v1/items/${found.results[0].id}/rounds`)).rounds).toHaveLength(1);
+    for (const path of ["/healthz", "/openapi.json", "/", "/compare", "/compare?q=chair", `/items/${found.results[0].id}`]) await expectStatus(200, path);
   });
 
-  it("answers 404 for an unknown item", async () => {
+  it("answers 404 for an unknown item, in any round, and for a compare side that is not published", async () => {
     expect((await expectStatus(404, "/v1/items/no-such-item")).detail).toMatch(/no-such-item/);
+    expect((await expectStatus(404, "/v1/items/no-such-item/rounds")).detail).toMatch(/no-such-item/);
+    expect((await expectStatus(404, "/v1/compare?q=chair&b=42")).parameter).toBe("b");
   });
 
   it("answers 400 for a malformed parameter or header on every route", async () => {
