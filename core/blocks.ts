@@ -9,6 +9,8 @@
  * block whose [first, last] holds no candidate can be left undecoded: BM25
  * only needs the word's df, which is the sum of the block counts.
  */
+
+import { lowerBound } from "./collections.js";
 import { decodeKeywordPosting, decodeWordPosting, encodeKeywordPosting, encodeWordPosting, type WordPosting } from "./postings.js";
 import { type FetchedPostings, type QueryPlan, unionPostings } from "./retrieve.js";
 import { keywordKey, wordKey } from "./shard.js";
@@ -98,14 +100,8 @@ export const postingCount = (blocks: readonly PostingBlock[]) => blocks.reduce((
 /** The blocks whose [first, last] holds at least one of the (ascending) candidates: the only ones scoring must read. */
 export function blocksHolding(blocks: readonly PostingBlock[], candidates: Uint32Array): PostingBlock[] {
   return blocks.filter((b) => {
-    let lo = 0;
-    let hi = candidates.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((candidates[mid] as number) < b.first) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < candidates.length && (candidates[lo] as number) <= b.last;
+    const j = lowerBound(candidates, b.first);
+    return j < candidates.length && (candidates[j] as number) <= b.last;
   });
 }
 

@@ -6,7 +6,9 @@
  * plan's word order, as scoreCandidates adds them, so they sum to the hit's
  * score exactly.
  */
+
 import { BM25_DEFAULTS, type Bm25Params, idf, termScore } from "./bm25.js";
+import { indexOfSorted } from "./collections.js";
 import { itemKeywordSet } from "./inverted-index.js";
 import type { FetchedPostings, IndexStats, QueryPlan } from "./retrieve.js";
 
@@ -15,18 +17,6 @@ export interface Explanation {
   readonly keywords: string[];
   /** Each plan word the item's bag holds, with its BM25 term score. */
   readonly words: Array<{ readonly word: string; readonly score: number }>;
-}
-
-/** Index of `item` in an ascending list, or −1. */
-function find(items: Uint32Array, item: number): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((items[mid] as number) < item) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < items.length && items[lo] === item ? lo : -1;
 }
 
 /**
@@ -47,7 +37,7 @@ export function explainHit(
   for (const w of plan.words) {
     const p = fetched.words.get(w);
     if (!p || p.items.length === 0) continue;
-    const j = find(p.items, ordinal);
+    const j = indexOfSorted(p.items, ordinal);
     if (j < 0) continue;
     words.push({
       word: w,

@@ -8,9 +8,10 @@
  * related tail: the items that share a word of the plan without sharing a
  * keyword, ranked by the same BM25 and marked as such. I_ret(q), and so
  * P/R/F1, never includes them; the @k ranking columns may, exactly as the
- * BM25 baseline's @100 columns rank past its cutoff (training/evaluate.ts). The function is pure over already fetched postings, so the
- * in-memory index (trainer, eval) and the worker (D1/KV) share it and cannot
- * disagree on a result.
+ * BM25 baseline's @100 columns rank past its cutoff (training/evaluate.ts).
+ * The function is pure over already fetched postings, so the in-memory index
+ * (trainer, eval) and the worker (D1/KV) share it and cannot disagree on a
+ * result.
  */
 import { BM25_DEFAULTS, type Bm25Params, idf, termScore } from "./bm25.js";
 import { keywordWords, normalizeKeyword } from "./normalize.js";
@@ -182,7 +183,7 @@ function relatedCandidates(words: ReadonlyMap<string, WordPosting>, exclude: Uin
   return out.subarray(0, n);
 }
 
-/** Ranks `candidates` by BM25 and returns the hits at ranks [from, to), ranks counted from `base`. */
+/** Ranks `candidates` by BM25 and returns the hits at ranks [from, to) of that ranking (none, unscored, when the range is empty). */
 function rankedSlice(
   candidates: Uint32Array,
   plan: QueryPlan,
@@ -193,6 +194,7 @@ function rankedSlice(
   to: number,
   related: boolean,
 ): Hit[] {
+  if (to <= from) return [];
   const scores = scoreCandidates(candidates, plan.words, fetched.words, stats, params);
   const order = rankTop(scores, candidates, Math.min(candidates.length, to));
   const hits: Hit[] = [];

@@ -19,6 +19,10 @@ const catalogue = fc.array(
   { minLength: 1, maxLength: 25 },
 );
 const rankers = fc.constantFrom<RankerSpec>(...RANKER_CHOICES, { keywords: 2, text: 3 });
+/** A catalogue (ids by position), a ranker and a query plan. */
+const searches = fc
+  .tuple(catalogue, rankers, fc.subarray(VOCAB, { maxLength: 3 }), fc.constantFrom("red chair", "oak", "velvet sofa", "zzz"))
+  .map(([rows, ranker, gen, q]) => ({ items: rows.map((r, j) => ({ id: String(j), ...r })), ranker, plan: planQuery(gen, q) }));
 
 /** BM25F from its definition: tf and length are the weighted sums over the two fields. */
 function bm25f(items: Array<{ name: string; keywords: string[]; text: string }>, ranker: RankerSpec, words: readonly string[]) {
@@ -45,64 +49,48 @@ function bm25f(items: Array<{ name: string; keywords: string[]; text: string }>,
 describe("rankers inside I_ret(q) (core/ranker.ts)", () => {
   it("score BM25F over the keyword bag and the text, and leave I_ret(q) alone", () => {
     fc.assert(
-      fc.property(
-        catalogue,
-        rankers,
-        fc.subarray(VOCAB, { maxLength: 3 }),
-        fc.constantFrom("red chair", "oak", "velvet sofa", "zzz"),
-        (rows, ranker, gen, q) => {
-          const items = rows.map((r, j) => ({ id: String(j), ...r }));
-          const plan = planQuery(gen, q);
-          const index = KeywordIndex.build(items, { ranker });
-          const paper = KeywordIndex.build(items);
-          const page = index.search(plan);
-          // The set is the paper's whatever the ranker: only the order and the scores move.
-          expect(page.total).toBe(paper.search(plan).total);
-          expect(page.hits.map((h) => h.item).sort((a, b) => a - b)).toEqual(
-            paper
-              .search(plan)
-              .hits.map((h) => h.item)
-              .sort((a, b) => a - b),
-          );
-          const expected = bm25f(items, ranker, plan.words);
-          for (const h of page.hits) expect(h.score).toBeCloseTo(expected[h.item]?.s ?? Number.NaN, 10);
-        },
-      ),
+      fc.property(searches, ({ items, ranker, plan }) => {
+        const index = KeywordIndex.build(items, { ranker });
+        const paper = KeywordIndex.build(items);
+        const page = index.search(plan);
+        // The set is the paper's whatever the ranker: only the order and the scores move.
+        expect(page.total).toBe(paper.search(plan).total);
+        expect(page.hits.map((h) => h.item).sort((a, b) => a - b)).toEqual(
+          paper
+            .search(plan)
+            .hits.map((h) => h.item)
+            .sort((a, b) => a - b),
+        );
+        const expected = bm25f(items, ranker, plan.words);
+        for (const h of page.hits) expect(h.score).toBeCloseTo(expected[h.item]?.s ?? Number.NaN, 10);
+      }),
       { numRuns: 150 },
     );
   });
 
   it("continue past I_ret(q) with the related tail: items sharing a word but no keyword, ranked the same way", () => {
     fc.assert(
-      fc.property(
-        catalogue,
-        rankers,
-        fc.subarray(VOCAB, { maxLength: 3 }),
-        fc.constantFrom("red chair", "oak", "velvet sofa", "zzz"),
-        (rows, ranker, gen, q) => {
-          const items = rows.map((r, j) => ({ id: String(j), ...r }));
-          const plan = planQuery(gen, q);
-          const index = KeywordIndex.build(items, { ranker });
-          const plain = index.search(plan);
-          const withTail = index.search(plan, { related: true });
-          expect(withTail.total).toBe(plain.total);
-          expect(withTail.hits.slice(0, plain.total)).toEqual(plain.hits);
-          const inSet = new Set(plain.hits.map((h) => h.item));
-          const expected = bm25f(items, ranker, plan.words);
-          const tail = items.map((_, j) => j).filter((j) => !inSet.has(j) && expected[j]?.matches);
-          expect(withTail.related).toBe(tail.length);
-          const got = withTail.hits.slice(plain.total);
-          expect(got.every((h) => h.related === true)).toBe(true);
-          expect(got.map((h) => h.item).sort((a, b) => a - b)).toEqual(tail);
-          for (let j = 1; j < got.length; j++) {
-            const a = got[j - 1] as (typeof got)[number];
-            const b = got[j] as (typeof got)[number];
-            expect(a.score > b.score || (a.score === b.score && a.item < b.item)).toBe(true);
-          }
-          // A page inside I_ret(q) does not count the tail (the worker has not decoded it then).
-          if (plain.total > 1) expect(index.search(plan, { related: true, limit: 1 }).related).toBeUndefined();
-        },
-      ),
+      fc.property(searches, ({ items, ranker, plan }) => {
+        const index = KeywordIndex.build(items, { ranker });
+        const plain = index.search(plan);
+        const withTail = index.search(plan, { related: true });
+        expect(withTail.total).toBe(plain.total);
+        expect(withTail.hits.slice(0, plain.total)).toEqual(plain.hits);
+        const inSet = new Set(plain.hits.map((h) => h.item));
+        const expected = bm25f(items, ranker, plan.words);
+        const tail = items.map((_, j) => j).filter((j) => !inSet.has(j) && expected[j]?.matches);
+        expect(withTail.related).toBe(tail.length);
+        const got = withTail.hits.slice(plain.total);
+        expect(got.every((h) => h.related === true)).toBe(true);
+        expect(got.map((h) => h.item).sort((a, b) => a - b)).toEqual(tail);
+        for (let j = 1; j < got.length; j++) {
+          const a = got[j - 1] as (typeof got)[number];
+          const b = got[j] as (typeof got)[number];
+          expect(a.score > b.score || (a.score === b.score && a.item < b.item)).toBe(true);
+        }
+        // A page inside I_ret(q) does not count the tail (the worker has not decoded it then).
+        if (plain.total > 1) expect(index.search(plan, { related: true, limit: 1 }).related).toBeUndefined();
+      }),
       { numRuns: 150 },
     );
   });

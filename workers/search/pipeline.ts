@@ -6,6 +6,7 @@
  */
 
 import { postingsFromBlocks } from "../../core/blocks.js";
+import { indexOfSorted } from "../../core/collections.js";
 import { type Explanation, explainHit } from "../../core/explain.js";
 import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
@@ -67,16 +68,11 @@ export async function runSearch(
     const result: SearchResult = { id: r.id, name: r.name, class: r.class, score: h.score, related: h.related === true };
     return opts.explain ? { ...result, explain: explainHit(plan, fetched, round.stats, h.item, r) } : result;
   });
-  const set = unionPostings(fetched.keywords.values());
+  // I_ret(q) as a sorted list, built only if asked (the workbench's P/R/F1), never on a plain search.
+  let set: Uint32Array | null = null;
   const retrieves = (o: number) => {
-    let lo = 0;
-    let hi = set.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((set[mid] as number) < o) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < set.length && set[lo] === o;
+    set ??= unionPostings(fetched.keywords.values());
+    return indexOfSorted(set, o) >= 0;
   };
   return { total, related: related ?? null, results, retrieves };
 }
