@@ -1,5 +1,5 @@
 /** The map's value at `key`, created with `make` when absent. */
-export function getOrInsert<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+export function getOrInsert<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, make: () => V): V {
   let v = map.get(key);
   if (v === undefined) {
     v = make();

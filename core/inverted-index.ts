@@ -84,6 +84,18 @@ export class KeywordIndex implements IndexStats {
   search(plan: QueryPlan, opts?: PageOptions): SearchPage {
     return executeQuery(plan, this.fetch(plan), this, opts);
   }
+
+  private inverse: string[][] | null = null;
+
+  /** S_i ∪ {i} of the item at an ordinal, sorted (the keyword postings inverted on first use: core/hints.ts). */
+  keywordsOf(ordinal: number): readonly string[] {
+    if (!this.inverse) {
+      const inv: string[][] = Array.from({ length: this.ids.length }, () => []);
+      for (const k of [...this.keywordPostings.keys()].sort()) for (const o of this.keywordPostings.get(k) as Uint32Array) inv[o]?.push(k);
+      this.inverse = inv;
+    }
+    return this.inverse[ordinal] ?? [];
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
  * The serialised lexical policy, as a round ships its query generator. The
  * worker loads it with `loadPolicy` and decodes deterministically.
  */
+import { HINT_LIMITS } from "./hints.js";
 import { FEATURES, newParams, POLICY_FORMAT, POLICY_VERSION, type PolicyParams, type PolicyVocabulary, WEIGHT_COUNT } from "./policy.js";
 
 export interface LexicalPolicySpec {
@@ -17,9 +18,21 @@ export interface LexicalPolicySpec {
   readonly oppositeDf: ReadonlyArray<readonly [string, number]>;
   readonly expansions: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, number]>]>;
   readonly profiles: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, number]>]>;
+  /**
+   * Set on a hinted query policy: its candidates see the first pass's top
+   * `topK` items over the index it serves with (core/hints.ts), so it runs
+   * only beside that index.
+   */
+  readonly hints?: { readonly topK: number };
 }
 
-export function policySpec(side: "query" | "item", params: PolicyParams, vocab: PolicyVocabulary, kMax: number): LexicalPolicySpec {
+export function policySpec(
+  side: "query" | "item",
+  params: PolicyParams,
+  vocab: PolicyVocabulary,
+  kMax: number,
+  hints?: { readonly topK: number },
+): LexicalPolicySpec {
   const byKey = <V>(m: ReadonlyMap<string, V>) => [...m].sort((a, b) => (a[0] < b[0] ? -1 : 1));
   return {
     format: POLICY_FORMAT,
@@ -33,6 +46,7 @@ export function policySpec(side: "query" | "item", params: PolicyParams, vocab: 
     oppositeDf: byKey(vocab.oppositeDf),
     expansions: byKey(vocab.expansions),
     profiles: byKey(vocab.profiles ?? new Map()),
+    ...(hints ? { hints: { topK: hints.topK } } : {}),
   };
 }
 
@@ -41,6 +55,12 @@ export function loadPolicy(spec: LexicalPolicySpec): { params: PolicyParams; voc
   if (spec.version !== POLICY_VERSION) throw new Error(`unsupported ${POLICY_FORMAT} version ${spec.version} (this build reads ${POLICY_VERSION})`);
   if (spec.weights.length !== WEIGHT_COUNT || spec.features.length !== FEATURES.length || spec.features.some((f, j) => f !== FEATURES[j])) {
     throw new Error(`${POLICY_FORMAT}: feature set differs from this build's`);
+  }
+  if (spec.hints !== undefined) {
+    const k = spec.hints?.topK;
+    if (spec.side !== "query") throw new Error(`${POLICY_FORMAT}: only a query policy takes search hints`);
+    if (!Number.isInteger(k) || k < 1 || k > HINT_LIMITS.maxTopK)
+      throw new Error(`${POLICY_FORMAT}: hints.topK must be an integer in [1, ${HINT_LIMITS.maxTopK}], got ${String(k)}`);
   }
   const params = newParams();
   params.weights.set(spec.weights);

@@ -19,12 +19,13 @@
  */
 import { getOrInsert } from "./collections.js";
 import { type Segment, STOPWORDS, segmentNgrams, segmentText } from "./extract.js";
+import { hintKeywords, type SearchHints } from "./hints.js";
 import { singular } from "./morph.js";
 import { keywordWords } from "./normalize.js";
 import type { Rng } from "./rng.js";
 
 export const POLICY_FORMAT = "cogr-lexical-policy";
-export const POLICY_VERSION = 5;
+export const POLICY_VERSION = 6;
 
 export const FEATURES = [
   "bias",
@@ -66,6 +67,10 @@ export const FEATURES = [
   "setMaxDfUpTo5",
   "setMaxDfUpTo50",
   "setMaxDfOver50",
+  // Search hints (core/hints.ts): what a first BM25 pass over the item index finds. Zero without hints.
+  "hint",
+  "hintShare",
+  "hintTop",
 ] as const;
 export const FEATURE_COUNT = FEATURES.length;
 
@@ -233,6 +238,8 @@ export interface CandidateInput {
   readonly coreWords: readonly string[];
   /** Optional n-gram prior in [0, 1] (the item side's TF-IDF); n-grams without one are dropped when given. */
   readonly ngramPrior?: ReadonlyMap<string, number>;
+  /** The first pass's hints (query side of a hinted round): hint candidates and the hint features. */
+  readonly hints?: SearchHints;
 }
 
 /** The candidate keywords of one input, with features, in a deterministic order. */
@@ -307,8 +314,18 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
       if (score >= POLICY_LIMITS.strongAssociation) f[F.strongAssociation] = 1;
     }
   }
-  // Keep the strongest-evidence candidates when there are too many: n-grams, then containment, then association.
-  const prior = (f: number[]) => 4 * (f[F.ngram] as number) + 2 * (f[F.contain] as number) + (f[F.association] as number) + (f[F.tfidf] as number);
+  // Hints (§4.5 "+ Search Results"): the keywords the first pass's top items share, and what share of them holds each candidate.
+  const hints = input.hints;
+  if (hints && hints.k > 0) {
+    for (const k of hintKeywords(hints)) get(k)[F.hint] = 1;
+    for (const [k, f] of found) {
+      f[F.hintShare] = (hints.holders.get(k) ?? 0) / hints.k;
+      f[F.hintTop] = hints.top.has(k) ? 1 : 0;
+    }
+  }
+  // Keep the strongest-evidence candidates when there are too many: n-grams, then containment, then association and hints.
+  const prior = (f: number[]) =>
+    4 * (f[F.ngram] as number) + 2 * (f[F.contain] as number) + (f[F.association] as number) + (f[F.tfidf] as number) + (f[F.hintShare] as number);
   const kept = [...found].sort((a, b) => prior(b[1]) - prior(a[1]) || (a[0] < b[0] ? -1 : 1)).slice(0, POLICY_LIMITS.maxCandidates);
   // The input's own phrases (n-grams, contained keywords) that are in the opposite index, with their words.
   const spelled = kept
@@ -323,9 +340,10 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
   }));
 }
 
-export function queryCandidates(vocab: PolicyVocabulary, query: string): Candidate[] {
+/** A query's candidates; with `hints`, those of a hinted round (core/hints.ts). */
+export function queryCandidates(vocab: PolicyVocabulary, query: string, hints?: SearchHints): Candidate[] {
   const segments = segmentText("name", query);
-  return buildCandidates(vocab, { segments, coreWords: segments.flatMap((s) => s.words) });
+  return buildCandidates(vocab, { segments, coreWords: segments.flatMap((s) => s.words), ...(hints ? { hints } : {}) });
 }
 
 export function logits(params: PolicyParams, cands: readonly Candidate[]): Float64Array {

@@ -8,6 +8,8 @@
  * or version is refused.
  */
 import { EXTRACTOR_DEFAULTS, extractKeywords, segmentNgrams, segmentText } from "./extract.js";
+import { type HintSource, indexHintSource, type SearchHints } from "./hints.js";
+import type { KeywordIndex } from "./inverted-index.js";
 import { queryCandidates } from "./policy.js";
 import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
 import { DECODING, type Decoding, PROMPTS, type PromptSet, validatePromptSet } from "./prompts.js";
@@ -159,12 +161,37 @@ export function validateQueryGeneratorSpec(spec: unknown): QueryGeneratorSpec {
   return s as QueryGeneratorSpec;
 }
 
-/** The CPU generator of a spec (an LLM spec's embedded policy), or null when there is none. */
-export function loadQueryGenerator(spec: QueryGeneratorSpec): QueryGenerator | null {
-  if (spec.kind === "llm") return spec.policy ? loadQueryGenerator(spec.policy) : null;
+/** The CPU policy a spec runs (itself, or an LLM spec's embedded one), or null for an extractor or none. */
+export function policyOf(spec: QueryGeneratorSpec): PolicyGeneratorSpec | null {
+  if (spec.kind === "lexical-policy") return spec;
+  return spec.kind === "llm" && spec.policy?.kind === "lexical-policy" ? spec.policy : null;
+}
+
+/** A hinted policy's first pass: how many items it sees (core/hints.ts); null when the policy takes no hints. */
+export function firstPassOf(spec: QueryGeneratorSpec): { readonly topK: number } | null {
+  return policyOf(spec)?.policy.hints ?? null;
+}
+
+/** A lexical policy as a function of the query and its hints (the worker computes the hints itself). */
+export function loadHintedGenerator(spec: PolicyGeneratorSpec): (query: string, hints?: SearchHints) => string[] {
+  const { params, vocab } = loadPolicy(spec.policy);
+  return (query, hints) => decodeQuery(params, queryCandidates(vocab, query, hints), spec.policy.kMax);
+}
+
+/**
+ * The CPU generator of a spec (an LLM spec's embedded policy), or null when
+ * there is none. A hinted policy needs the index it serves with (its first
+ * pass runs over it) and is refused without one.
+ */
+export function loadQueryGenerator(spec: QueryGeneratorSpec, index?: KeywordIndex): QueryGenerator | null {
+  if (spec.kind === "llm") return spec.policy ? loadQueryGenerator(spec.policy, index) : null;
   if (spec.kind === "lexical-policy") {
-    const { params, vocab } = loadPolicy(spec.policy);
-    return (query) => decodeQuery(params, queryCandidates(vocab, query), spec.policy.kMax);
+    const generate = loadHintedGenerator(spec);
+    const pass = spec.policy.hints;
+    if (!pass) return (query) => generate(query);
+    if (!index) throw new Error("this round's query policy takes search hints: load it with the round's index");
+    const hints: HintSource = indexHintSource(index, pass.topK);
+    return (query) => generate(query, hints(query));
   }
   const generate = extractorGenerator(spec);
   return (query) => generate(query);

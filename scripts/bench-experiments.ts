@@ -64,7 +64,7 @@ function devF1(dataset: Dataset, round: ReturnType<typeof readRound>, index: Key
     dataset.relevant,
     index,
   );
-  return evaluateKeywords(index, loadQueryGenerator(round.queryGenerator) ?? (() => []), queries, leftOut).f1;
+  return evaluateKeywords(index, loadQueryGenerator(round.queryGenerator, index) ?? (() => []), queries, leftOut).f1;
 }
 
 runCli(async () => {

@@ -7,11 +7,14 @@
  * experiment (two rounds per search). It reports req/s, p50/p99, errors and
  * non-2xx, and the worker's resident memory before and after. Last, an LLM
  * round with the OpenAI-compatible TEST server in each failure mode
- * (bench/llm-modes.ts): search p50 against the no-LLM p50.
+ * (bench/llm-modes.ts): search p50 against the no-LLM p50. Between them, the
+ * newest trained round's search hints: a keyword-cache miss against a hit
+ * (bench/hinted-miss.ts).
  * A benchmark, not a test: it prints figures. `--duration S` shortens it.
  */
 import autocannon from "autocannon";
 import { adminClient } from "./admin-client.js";
+import { benchHintedMiss } from "./bench/hinted-miss.js";
 import { benchLlmModes } from "./bench/llm-modes.js";
 import { serveWandsRound0, workerRssMiB } from "./bench/served-round.js";
 import { printTable } from "./bench/stats.js";
@@ -19,7 +22,7 @@ import { intOption, parseCli, runCli } from "./cli.js";
 import { assertPortFree } from "./port.js";
 
 const BENCH = { port: 8797, connections: 64, durationS: 60, healthDurationS: 30, llmDurationS: 20 } as const;
-const USAGE = "npm run bench:serve [-- --duration 60 --connections 64 --llm-duration 20 | --no-llm | --llm-only]";
+const USAGE = "npm run bench:serve [-- --duration 60 --connections 64 --llm-duration 20 | --no-llm | --llm-only | --hints-only]";
 
 runCli(async () => {
   const args = parseCli(
@@ -29,12 +32,17 @@ runCli(async () => {
       "llm-duration": { type: "string" },
       "no-llm": { type: "boolean" },
       "llm-only": { type: "boolean" },
+      "hints-only": { type: "boolean" },
     },
     USAGE,
   );
   const durationS = intOption("duration", args.duration, BENCH.durationS, 1);
   const connections = intOption("connections", args.connections, BENCH.connections, 1);
   await assertPortFree(BENCH.port);
+  if (args["hints-only"]) {
+    await hintsSection();
+    return;
+  }
   if (args["llm-only"]) {
     await llmSection(connections, intOption("llm-duration", args["llm-duration"], BENCH.llmDurationS, 1));
     return;
@@ -106,6 +114,7 @@ runCli(async () => {
   } finally {
     await served.close();
   }
+  await hintsSection();
   if (!args["no-llm"]) await llmSection(connections, intOption("llm-duration", args["llm-duration"], BENCH.llmDurationS, 1));
 });
 
@@ -138,4 +147,19 @@ async function llmSection(connections: number, durationS: number): Promise<void>
   } finally {
     await served.close();
   }
+}
+
+/** The newest trained round's hinted policy: a search whose keywords no cache holds, against one whose keywords are cached. */
+async function hintsSection(): Promise<void> {
+  const r = await benchHintedMiss(BENCH.port);
+  if (!r) {
+    console.log("\nno trained round with search hints in artifacts/ (npm run train): first-pass cost not measured");
+    return;
+  }
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  console.log(`\nround ${r.round}'s hinted query policy (first pass: top ${r.topK}), ${r.queries} queries, one request at a time:\n`);
+  printTable([
+    { search: "keyword-cache miss (first pass + policy)", p50: ms(r.miss.p50Ms), p99: ms(r.miss.p99Ms) },
+    { search: "keyword-cache hit", p50: ms(r.hit.p50Ms), p99: ms(r.hit.p99Ms) },
+  ]);
 }

@@ -76,7 +76,7 @@ runCli(async () => {
     const generate =
       queryGenerator.kind === "llm"
         ? await llmQueryKeywords(roundNo, queryGenerator, evalQueries, args["base-url"] ?? process.env.LLM_BASE_URL)
-        : loadQueryGenerator(queryGenerator);
+        : loadQueryGenerator(queryGenerator, round.index);
     if (!generate) throw new Error(`round ${roundNo} has no query generator to evaluate`);
     const { queries, leftOut } = toEvalQueries(evalQueries, relevant, round.index);
     summary = evaluateKeywords(round.index, generate, queries, leftOut);

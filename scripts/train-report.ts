@@ -43,7 +43,7 @@ runCli(async () => {
   const distinct: Array<{ round: number; side: string; keywords: number }> = [];
   for (const r of rounds) {
     const round = readRound(r, root);
-    const gen = loadQueryGenerator(round.queryGenerator);
+    const gen = loadQueryGenerator(round.queryGenerator, round.index);
     if (!gen) continue;
     const byId = new Map(dataset.queries.map((q) => [q.id, q]));
     for (const split of ["train", "dev"] as const) {

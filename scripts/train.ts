@@ -1,6 +1,7 @@
 /**
  * `npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0]
- *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items]
+ *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints]
+ *   [--query-decoding independent|sequential]
  *   [--ranker R] [--cv K [--cv-only]]`
  * Resumable: a killed run continues from its last completed phase. Ablations
  * write their rounds under artifacts/ablations/<name>/ so the main rounds stay.
@@ -27,15 +28,17 @@ const VERL_USAGE =
   "npm run train -- --backend verl --side query|item|sft --round N --out jobs/NAME [--model HF_ID_OR_DIR] [--served-name NAME] [--ray-nodes 2]";
 const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
-  "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] " +
+  "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints] [--query-decoding independent|sequential] " +
   '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]]';
 
-function ablationName(a: Ablations): string | null {
+function ablationName(a: Ablations, decoding: TrainOptions["queryDecoding"]): string | null {
   const parts = [
     a.noSft && "no-sft",
     a.sharedGenerator && "shared-generator",
     a.itemReward === "transposed-f1" && "transposed-f1",
     a.freezeItems && "freeze-items",
+    a.noHints && "no-hints",
+    decoding === "sequential" && "sequential-decoding",
   ].filter(Boolean);
   return parts.length > 0 ? parts.join("+") : null;
 }
@@ -53,6 +56,8 @@ runCli(async () => {
       "shared-generator": { type: "boolean" },
       "item-reward": { type: "string" },
       "freeze-items": { type: "boolean" },
+      "no-hints": { type: "boolean" },
+      "query-decoding": { type: "string" },
       side: { type: "string" },
       round: { type: "string" },
       out: { type: "string" },
@@ -78,8 +83,11 @@ runCli(async () => {
     sharedGenerator: Boolean(args["shared-generator"]),
     itemReward,
     freezeItems: Boolean(args["freeze-items"]),
+    noHints: Boolean(args["no-hints"]),
   };
-  const name = ablationName(ablations);
+  const decoding = args["query-decoding"] ?? "independent";
+  if (decoding !== "independent" && decoding !== "sequential") throw new UsageError("--query-decoding must be independent or sequential");
+  const name = ablationName(ablations, decoding);
   const root = name ? join(artifactsDir(), "ablations", name) : artifactsDir();
   const fromRound = intOption("from-round", args["from-round"], 0);
   const rounds = intOption("rounds", args.rounds, TRAIN_DEFAULTS.rounds, 1);
@@ -137,6 +145,8 @@ runCli(async () => {
     },
     ablations,
     artifactsRoot: root,
+    // Only when asked: the default's checkpoints and rounds stay those of a run without the flag.
+    ...(decoding === "sequential" ? { queryDecoding: decoding } : {}),
   };
   let cv: CvReport | null = null;
   if (folds !== null) {

@@ -100,7 +100,9 @@ export function crossValidate(dataset: Dataset, opts: TrainOptions, folds: numbe
     for (const { ranked, relevant } of bm25Runs(text, heldOut.queries)) bm25.push(queryMetrics(ranked, Math.min(cutoff, ranked.length), relevant));
     for (let r = 0; r <= opts.rounds; r++) {
       const round = readRound(r, root);
-      const generate = loadQueryGenerator(wholeQueryGenerator(round.dir, round.manifest));
+      // A hinted policy's first pass runs over the fold's round as trained (the keyword bag), so its keywords, and
+      // I_ret(q) with them, are the same under every ranker scored below: only the order moves.
+      const generate = loadQueryGenerator(wholeQueryGenerator(round.dir, round.manifest), round.index);
       if (!generate) throw new Error(`fold ${f + 1} round ${r} has no query generator`);
       rounds.add(r);
       for (const ranker of RANKER_CHOICES) {

@@ -4,6 +4,7 @@
  * the decoded keyword sets each side's policy produces.
  */
 import { extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment, scoreNgrams } from "../core/extract.js";
+import type { HintSource } from "../core/hints.js";
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
 import { buildCandidates, type Candidate, decode, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
@@ -96,8 +97,9 @@ export function itemCandidates(data: TrainData, vocab: PolicyVocabulary): Candid
   return data.items.map((it) => buildCandidates(vocab, { segments: it.segments, coreWords: it.coreWords, ngramPrior: it.ngramPrior }));
 }
 
-export function queryCandidateSets(queries: readonly EvalQuery[], vocab: PolicyVocabulary): Candidate[][] {
-  return queries.map((q) => queryCandidates(vocab, q.text));
+/** The queries' candidates; with `hints`, each query's first pass over the item index (core/hints.ts). */
+export function queryCandidateSets(queries: readonly EvalQuery[], vocab: PolicyVocabulary, hints?: HintSource): Candidate[][] {
+  return queries.map((q) => queryCandidates(vocab, q.text, hints?.(q.text)));
 }
 
 /**

@@ -59,13 +59,13 @@ export async function buildTestRounds(): Promise<TestRounds> {
       seed: 3,
       fromRound: 0,
       epochs: { sft: 1, query: 1, item: 1 },
-      ablations: { noSft: false, sharedGenerator: false, itemReward: "marginal", freezeItems: false },
+      ablations: { noSft: false, sharedGenerator: false, itemReward: "marginal", freezeItems: false, noHints: false },
       artifactsRoot: root,
     },
     { phaseStart: () => {}, step: () => {}, phaseEnd: () => {} },
   );
   const trained = readRound(1, root);
-  const generate = loadQueryGenerator(trained.queryGenerator);
+  const generate = loadQueryGenerator(trained.queryGenerator, trained.index);
   const policyQueries = [...synthData.queries.map((q) => q.text), "Velvet Sofa-Bed!", "blue grey rug", "ÉLAN chair", "x"];
   const policyKeywords = Object.fromEntries(policyQueries.map((q) => [q, generate ? generate(q) : []]));
   const dir = wandsDir();

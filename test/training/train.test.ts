@@ -33,7 +33,7 @@ describe("npm run train (lexical, synthetic data)", () => {
     const round = readRound(2, a);
     expect(round.queryGenerator.kind).toBe("lexical-policy");
     expect(round.manifest.metrics).toHaveProperty("dev.f1");
-    const gen = loadQueryGenerator(round.queryGenerator);
+    const gen = loadQueryGenerator(round.queryGenerator, round.index);
     expect(gen?.("wood chair").length).toBeGreaterThan(0);
     const evald = runScript("eval.ts", ["--method", "keywords", "--round", "2", "--json"], { COGR_DATA: synth.dir, COGR_ARTIFACTS: a });
     expect(evald.status).toBe(0);

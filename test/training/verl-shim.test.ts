@@ -140,7 +140,7 @@ describe("the reward service with the Python shim", () => {
       new FrozenIndex(itemSets),
       train.map((t) => ({ text: t.query.text, relevant: t.relevant })),
     );
-    const generate = loadQueryGenerator(round.queryGenerator) ?? (() => []);
+    const generate = loadQueryGenerator(round.queryGenerator, round.index) ?? (() => []);
     const ctx = new ItemRewardContext({
       itemSets,
       itemNames: ids.map((id) => normalizeKeyword(byId.get(id)?.name ?? "")),

@@ -11,7 +11,7 @@ type Answer = { total: number; related: number | null; keywords: string[]; resul
 async function compare(input: WireRound, queries: readonly string[], limit: number) {
   expect(await publish(input)).toBe("published");
   const index = wireIndex(input);
-  const generate = loadQueryGenerator(input.queryGenerator);
+  const generate = loadQueryGenerator(input.queryGenerator, index);
   if (!generate) throw new Error("test round needs a CPU generator");
   let compared = 0;
   for (const q of queries) {

@@ -1,5 +1,6 @@
 /** A trained round's query policy gives the same keywords in workerd as in Node, and the worker serves with it. */
 import { describe, expect, it } from "vitest";
+import { wireIndex } from "../../workers/publish/source.js";
 import { getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
@@ -8,8 +9,11 @@ describe("the lexical query policy in workerd", () => {
   it("matches Node keyword for keyword, and the worker serves them", async () => {
     expect(rounds.trained.queryGenerator.kind).toBe("lexical-policy");
     expect(await publish(rounds.trained)).toBe("published");
-    const { loadQueryGenerator } = await import("../../core/query-generator.js");
-    const generate = loadQueryGenerator(rounds.trained.queryGenerator);
+    const { firstPassOf, loadQueryGenerator } = await import("../../core/query-generator.js");
+    // A hinted policy: its first pass runs over the round's index, in Node here and over D1/KV in the worker.
+    expect(firstPassOf(rounds.trained.queryGenerator)).toEqual({ topK: 10 });
+    expect(() => loadQueryGenerator(rounds.trained.queryGenerator)).toThrow(/search hints/);
+    const generate = loadQueryGenerator(rounds.trained.queryGenerator, wireIndex(rounds.trained));
     const queries = Object.keys(rounds.policyKeywords);
     expect(queries.length).toBeGreaterThan(20);
     let nonEmpty = 0;

@@ -111,7 +111,7 @@ export function loadEnvironment(dataset: Dataset, side: RewardSide, round: numbe
     };
   }
   const precomputed = readQueryKeywords(round, root);
-  const generate = r.queryGenerator.kind === "llm" ? null : loadQueryGenerator(r.queryGenerator);
+  const generate = r.queryGenerator.kind === "llm" ? null : loadQueryGenerator(r.queryGenerator, r.index);
   const querySets = train.map((t) => {
     const norm = normalizeKeyword(t.query.text);
     const line = precomputed.get(norm);

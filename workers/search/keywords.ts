@@ -6,7 +6,9 @@
  *                 llm/client.ts, with the round's prompt and decoding (Table 5),
  *                 within a latency budget, with one retry, behind a circuit
  *                 breaker (llm-breaker.ts);
- *   2. "policy" — the round's embedded CPU generator;
+ *   2. "policy" — the round's embedded CPU generator (a hinted lexical policy
+ *                 first ranks the round by plain BM25 and reads its top items'
+ *                 keywords: core/hints.ts, pipeline.ts firstPassHints);
  *   3. "raw"    — no keywords: retrieval uses the normalised query alone.
  *
  * Caching, per (round, normalised query), in the isolate and in KV:
@@ -18,9 +20,19 @@
  * KV failures never fail a search: a failed cache read is a miss, and a
  * generator that cannot be read from KV leaves the raw query.
  */
+
+import type { SearchHints } from "../../core/hints.js";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { queryPrompt } from "../../core/prompts.js";
-import { extractorOf, loadQueryGenerator, type QueryGeneratorSpec, validateQueryGeneratorSpec } from "../../core/query-generator.js";
+import {
+  extractorOf,
+  firstPassOf,
+  loadHintedGenerator,
+  loadQueryGenerator,
+  policyOf,
+  type QueryGeneratorSpec,
+  validateQueryGeneratorSpec,
+} from "../../core/query-generator.js";
 import { REWARD_LIMITS } from "../../core/reward.js";
 import { KeywordClient } from "../../llm/client.js";
 import type { ServingManifest } from "../publish/manifest.js";
@@ -45,6 +57,8 @@ export interface KeywordDeps {
   /** The circuit breaker's cool-down (llm-breaker.ts). */
   readonly llmCoolDownMs?: number;
   readonly waitUntil: (p: Promise<unknown>) => void;
+  /** A hinted policy's first pass over the served round (pipeline.ts firstPassHints), run on a keyword-cache miss only. */
+  readonly firstPass: (round: ServingManifest, query: string, topK: number) => Promise<SearchHints>;
 }
 
 /** How long a fallback answer stands in for an LLM round's model (KV's shortest expiration is 60 s). */
@@ -62,12 +76,26 @@ export const keywordLru = new ByteLru<Cached>(SERVING_LIMITS.keywordLruBytes, (k
 
 const generators = new Map<string, { spec: QueryGeneratorSpec; policy: CpuGenerator | null }>();
 
-/** A CPU generator as the worker runs it: a large round's extractor looks up its df tail in KV (query-df.ts). */
-type CpuGenerator = (query: string) => Promise<string[]> | string[];
+/**
+ * A CPU generator as the worker runs it: a large round's extractor looks up
+ * its df tail in KV (query-df.ts); a hinted policy runs its first pass over
+ * the round first (core/hints.ts). The request's deps come per call: the
+ * generator is cached per isolate, the deps are per request.
+ */
+type CpuGenerator = (query: string, deps: KeywordDeps) => Promise<string[]> | string[];
 
 function cpuGenerator(spec: QueryGeneratorSpec, kv: KVNamespace, round: ServingManifest): CpuGenerator | null {
   const extractor = extractorOf(spec);
-  return (extractor && tailedExtractor(extractor, kv, round)) ?? loadQueryGenerator(spec);
+  const tailed = extractor && tailedExtractor(extractor, kv, round);
+  if (tailed) return (query) => tailed(query);
+  const policy = policyOf(spec);
+  const pass = firstPassOf(spec);
+  if (policy && pass) {
+    const generate = loadHintedGenerator(policy);
+    return async (query, deps) => generate(query, await deps.firstPass(round, query, pass.topK));
+  }
+  const plain = loadQueryGenerator(spec);
+  return plain && ((query) => plain(query));
 }
 
 /** Test hook: forget the parsed query generators (as a fresh isolate would). */
@@ -152,7 +180,7 @@ export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, q
   }
   const { spec, policy } = generator;
   const fallback = async (): Promise<QueryKeywords> =>
-    policy ? { keywords: (await policy(query)).slice(0, REWARD_LIMITS.kMax), source: "policy" } : { keywords: [], source: "raw" };
+    policy ? { keywords: (await policy(query, deps)).slice(0, REWARD_LIMITS.kMax), source: "policy" } : { keywords: [], source: "raw" };
   if (spec.kind !== "llm") return policy ? remember(deps, key, await fallback(), false) : fallback();
   if (!deps.llmBaseUrl) return fallback();
   const breaker = breakerFor(deps.llmBaseUrl, deps.llmCoolDownMs);

@@ -8,6 +8,8 @@
 import { postingsFromBlocks } from "../../core/blocks.js";
 import { indexOfSorted } from "../../core/collections.js";
 import { type Explanation, explainHit } from "../../core/explain.js";
+import { firstPassPlan, NO_HINTS, type SearchHints, searchHints } from "../../core/hints.js";
+import { itemKeywordSet } from "../../core/inverted-index.js";
 import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
 import type { ServingManifest } from "../publish/manifest.js";
@@ -54,7 +56,7 @@ export async function runSearch(
   opts: SearchOptions = {},
 ): Promise<SearchAnswer> {
   const full = planQuery(generated.keywords, query);
-  const plan: QueryPlan = opts.bm25 ? { keywords: [], words: planQuery([], query).words } : full;
+  const plan: QueryPlan = opts.bm25 ? firstPassPlan(query) : full;
   const blocks = await deps.store.postings(round, [...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]);
   const fetched = postingsFromBlocks(plan, blocks, page.offset + page.limit);
   const { total, hits, related } = executeQuery(plan, fetched, round.stats, { ...page, related: true });
@@ -79,8 +81,26 @@ export async function runSearch(
 
 /** Plain BM25's first k item ordinals for a query (its words over the round's bags; no item rows read). */
 export async function rankedOrdinals(store: IndexStore, round: ServingManifest, query: string, k: number): Promise<number[]> {
-  const plan: QueryPlan = { keywords: [], words: planQuery([], query).words };
+  const plan = firstPassPlan(query);
   const blocks = await store.postings(round, plan.words.map(wordKey));
   const { hits } = executeQuery(plan, postingsFromBlocks(plan, blocks, k), round.stats, { limit: k, related: true });
   return hits.map((h) => h.item);
+}
+
+/**
+ * A hinted query policy's first pass (core/hints.ts) over the served round:
+ * plain BM25's top k, then their S_i ∪ {i} from one catalogue read. The
+ * trainer's indexHints over the same round gives the same hints.
+ */
+export async function firstPassHints(deps: { store: IndexStore; catalog: Catalog }, round: ServingManifest, query: string, k: number): Promise<SearchHints> {
+  const ordinals = await rankedOrdinals(deps.store, round, query, k);
+  if (ordinals.length === 0) return NO_HINTS;
+  const rows = await deps.catalog.itemsByOrdinal(round, ordinals);
+  return searchHints(
+    ordinals.map((o) => {
+      const r = rows.get(o);
+      if (!r) throw new Error(`round ${round.round}: item ordinal ${o} has no catalogue row`);
+      return itemKeywordSet(r);
+    }),
+  );
 }

@@ -8,6 +8,7 @@ import { Catalog } from "../catalog.js";
 import type { KeywordDeps } from "../keywords.js";
 import { SERVING_LIMITS } from "../limits.js";
 import { BREAKER_LIMITS } from "../llm-breaker.js";
+import { firstPassHints } from "../pipeline.js";
 import { D1IndexStore } from "../store/d1-store.js";
 import type { IndexStore } from "../store/index-store.js";
 import { KvCachedStore } from "../store/kv-store.js";
@@ -37,10 +38,13 @@ export const services = createMiddleware<ServicesEnv>(async (c, next) => {
   const waitUntil = waitUntilOf(ctx);
   c.set("waitUntil", waitUntil);
   const env = c.env;
+  const catalog = new Catalog(env.CATALOG, intVar(env.ROUND_CACHE_TTL_MS, SERVING_LIMITS.roundCacheTtlMsDefault));
+  const store = new LruCachedStore(postingLru, new KvCachedStore(env.CACHE, new D1IndexStore(shardDatabases(env)), waitUntil));
   c.set("services", {
-    catalog: new Catalog(env.CATALOG, intVar(env.ROUND_CACHE_TTL_MS, SERVING_LIMITS.roundCacheTtlMsDefault)),
-    store: new LruCachedStore(postingLru, new KvCachedStore(env.CACHE, new D1IndexStore(shardDatabases(env)), waitUntil)),
+    catalog,
+    store,
     keywordDeps: {
+      firstPass: (round, query, topK) => firstPassHints({ store, catalog }, round, query, topK),
       kv: env.CACHE,
       llmBaseUrl: env.LLM_BASE_URL || undefined,
       llmApiKey: env.LLM_API_KEY,
