@@ -20,7 +20,7 @@
  * own context. With every set weight 0 it decodes exactly as independent
  * decisions do.
  */
-import { type Candidate, FEATURES, logits, POLICY_LIMITS, type PolicyParams, ranked, termScore } from "./policy.js";
+import { type Candidate, decode, FEATURE_COUNT, FEATURES, logits, POLICY_LIMITS, type PolicyParams, pairWeightIndex, ranked, termScore } from "./policy.js";
 import type { Rng } from "./rng.js";
 
 const F = Object.fromEntries(FEATURES.map((f, j) => [f, j])) as Record<(typeof FEATURES)[number], number>;
@@ -76,11 +76,33 @@ export function sampleSequential(params: PolicyParams, cands: readonly Candidate
   return walk(params, cands, kMax, (z) => rng.next() < 1 / (1 + Math.exp(-z)));
 }
 
-/** The policy's mode: every decision kept where z(S_<j) > 0. */
-export function decodeSequential(params: PolicyParams, cands: readonly Candidate[], kMax: number): string[] {
+const SET_FEATURES = FEATURES.flatMap((f, j) => (f.startsWith("set") ? [j] : []));
+
+/**
+ * Whether any weight reads a set feature (its own, or a pair's). A policy
+ * trained with independent rollouts has none, and then the walk decides
+ * exactly as independent decisions do, so decoding skips it (a few hundred
+ * reads against re-scoring every candidate in context).
+ */
+export function usesSetFeatures(params: PolicyParams): boolean {
+  const w = params.weights;
+  for (const j of SET_FEATURES) {
+    if (w[j] !== 0) return true;
+    for (let a = 1; a < FEATURE_COUNT; a++) if (a !== j && w[pairWeightIndex(a, j)] !== 0) return true;
+  }
+  return false;
+}
+
+/** The walk's mode: every decision kept where z(S_<j) > 0. */
+export function walkMode(params: PolicyParams, cands: readonly Candidate[], kMax: number): string[] {
   return walk(params, cands, kMax, (z) => z > 0)
     .filter((d) => d.action === 1)
     .map((d) => d.candidate.keyword);
+}
+
+/** The policy's mode: the walk's, or independent decoding's when no weight reads a set feature (the same keywords, faster). */
+export function decodeSequential(params: PolicyParams, cands: readonly Candidate[], kMax: number): string[] {
+  return usesSetFeatures(params) ? walkMode(params, cands, kMax) : decode(params, cands, kMax);
 }
 
 /**

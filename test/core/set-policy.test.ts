@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Candidate, decode, FEATURE_COUNT, FEATURES, newParams, POLICY_LIMITS, WEIGHT_COUNT } from "../../core/policy.js";
+import { type Candidate, decode, FEATURE_COUNT, FEATURES, newParams, POLICY_LIMITS, pairWeightIndex, WEIGHT_COUNT } from "../../core/policy.js";
 import { Rng } from "../../core/rng.js";
-import { decodeQuery, decodeSequential, inContext, sampleSequential } from "../../core/set-policy.js";
+import { decodeQuery, decodeSequential, inContext, sampleSequential, usesSetFeatures, walkMode } from "../../core/set-policy.js";
 import { newAdamState } from "../../training/optimizer.js";
 import { grpoStep } from "../../training/phase.js";
 
@@ -62,11 +62,22 @@ describe("set-aware decoding (core/set-policy.ts)", () => {
           names.forEach((n, j) => {
             params.weights[F(n)] = w[j] as number;
           });
+          expect(usesSetFeatures(params)).toBe(false);
+          expect(walkMode(params, cands, kMax)).toEqual(decode(params, cands, kMax));
           expect(decodeSequential(params, cands, kMax)).toEqual(decode(params, cands, kMax));
         },
       ),
       { numRuns: 200 },
     );
+  });
+
+  it("walks whenever a weight reads a set feature, its own or a pair's", () => {
+    const params = newParams();
+    params.weights[pairWeightIndex(F("isHead"), F("setMaxDfOver50"))] = -1;
+    expect(usesSetFeatures(params)).toBe(true);
+    params.weights[pairWeightIndex(F("isHead"), F("setMaxDfOver50"))] = 0;
+    params.weights[F("setEmpty")] = 0.5;
+    expect(usesSetFeatures(params)).toBe(true);
   });
 
   it("drops a keyword the kept set already covers, when its weight says so", () => {
