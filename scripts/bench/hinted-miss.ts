@@ -34,13 +34,17 @@ export async function benchHintedMiss(port: number): Promise<HintedMissReport | 
     .filter((r) => r > 0)
     .reverse()
     .find((r) => firstPassOf(readRound(r).queryGenerator) !== null);
-  if (round === undefined) return null;
-  const topK = firstPassOf(readRound(round).queryGenerator)?.topK as number;
+  return round === undefined ? null : benchKeywordMiss(port, artifactsDir(), round);
+}
+
+/** The same measurement for any trained round (topK 0: a policy without hints, for comparison). */
+export async function benchKeywordMiss(port: number, root: string, round: number): Promise<HintedMissReport> {
+  const topK = firstPassOf(readRound(round, root).queryGenerator)?.topK ?? 0;
   const dataset = await loadWands(dataDir());
   const state = mkdtempSync(join(tmpdir(), "cogr-bench-hints-"));
   const config = readDeployConfig();
   await applyMigrations(config, { mode: "local", stateDir: state });
-  await publishTo(await localTarget(config, state), round, { root: artifactsDir() });
+  await publishTo(await localTarget(config, state), round, { root });
   const server = await startDevServer(port, state, "ignore");
   try {
     // A run-unique suffix makes every query one no cache holds (publish warms the round's own queries).
