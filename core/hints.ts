@@ -14,9 +14,10 @@
  *     for what it asks ("desk for kids" → "kids desk" and "writing desk").
  * The first pass is a pure function of the round's postings and the query,
  * so the trainer (indexHints, over the in-memory index) and the worker
- * (workers/search/pipeline.ts firstPassSets, over D1/KV) compute the same
+ * (workers/search/pipeline.ts firstPassHints, over D1/KV) compute the same
  * hints, and so the same keywords (test/workers/policy.test.ts).
  */
+import { getOrInsert } from "./collections.js";
 import type { KeywordIndex } from "./inverted-index.js";
 import { planQuery, type QueryPlan } from "./retrieve.js";
 
@@ -75,12 +76,5 @@ export function indexHints(index: KeywordIndex, query: string, topK: number): Se
 /** An index's hint source, memoised per query (training asks for the same query's hints every epoch). */
 export function indexHintSource(index: KeywordIndex, topK: number): HintSource {
   const memo = new Map<string, SearchHints>();
-  return (query) => {
-    let h = memo.get(query);
-    if (!h) {
-      h = indexHints(index, query, topK);
-      memo.set(query, h);
-    }
-    return h;
-  };
+  return (query) => getOrInsert(memo, query, () => indexHints(index, query, topK));
 }

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { getOrInsert } from "../core/collections.js";
 import { HINT_LIMITS, type HintSource, indexHintSource } from "../core/hints.js";
+import type { KeywordIndex } from "../core/inverted-index.js";
 import type { MetricSummary } from "../core/metrics.js";
 import { FEATURES, newParams, POLICY_VERSION, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
 import { policySpec } from "../core/policy-spec.js";
@@ -103,15 +104,16 @@ function phasesOf(opts: TrainOptions): string[] {
   return out;
 }
 
+/** The index a round over these item sets ships: its word postings are opts.ranker's. */
+const servedIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions) =>
+  buildItemIndex(data, itemSets, opts.ranker ?? KEYWORD_RANKER);
+
 /**
- * The query policy's search hints over an item index (core/hints.ts): the
- * first pass runs over the word postings the round ships (opts.ranker's), so
+ * The query policy's search hints over a served index (core/hints.ts), so
  * training sees the hints serving computes. None under --no-hints.
  */
-function hintsOver(data: TrainData, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions): HintSource | undefined {
-  if (opts.ablations.noHints) return undefined;
-  return indexHintSource(buildItemIndex(data, itemSets, opts.ranker ?? KEYWORD_RANKER), HINT_LIMITS.topK);
-}
+const hintsOver = (index: KeywordIndex, opts: TrainOptions): HintSource | undefined =>
+  opts.ablations.noHints ? undefined : indexHintSource(index, HINT_LIMITS.topK);
 
 /** A hand-set prior standing in for an un-tuned base model (--no-sft): keep the input's strongest n-grams. */
 function basePrior(): PolicyParams {
@@ -220,17 +222,16 @@ function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opt
   return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)));
 }
 
-/** The training queries' candidates against round 0's item sets (memoised: the reference never changes within a run). */
-const baseCandidates = new WeakMap<TrainData, Map<boolean, ReturnType<typeof queryCandidateSets>>>();
-function baseQueryCandidates(data: TrainData, opts: TrainOptions) {
-  const byHints = getOrInsert(baseCandidates, data, () => new Map<boolean, ReturnType<typeof queryCandidateSets>>());
-  let c = byHints.get(opts.ablations.noHints);
-  if (!c) {
-    c = queryCandidateSets(data.train, itemSideVocabulary(data, data.baseItemSets), hintsOver(data, data.baseItemSets, opts));
-    byHints.set(opts.ablations.noHints, c);
-  }
-  return c;
-}
+/**
+ * The training queries' candidates against round 0's item sets, memoised:
+ * the reference never changes within a run, and a TrainData belongs to one
+ * run (prepareData per trainLexical call), so to one set of options.
+ */
+const baseCandidates = new WeakMap<TrainData, ReturnType<typeof queryCandidateSets>>();
+const baseQueryCandidates = (data: TrainData, opts: TrainOptions) =>
+  getOrInsert(baseCandidates, data, () =>
+    queryCandidateSets(data.train, itemSideVocabulary(data, data.baseItemSets), hintsOver(servedIndex(data, data.baseItemSets, opts), opts)),
+  );
 
 const itemSetsFrom = (data: TrainData, policies: Pick<State, "query" | "item">, opts: TrainOptions): string[][] =>
   decodeItemSets(policies.item, currentItemCandidates(data, policies, opts));
@@ -265,8 +266,8 @@ const queryGenerator =
     decodeQuery(state.query, queryCandidates(vocab, q, hints?.(q)), REWARD_LIMITS.kMax);
 
 function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions) {
-  const index = buildItemIndex(data, itemSets, opts.ranker ?? KEYWORD_RANKER);
-  const gen = queryGenerator(state, itemSideVocabulary(data, itemSets), hintsOver(data, itemSets, opts));
+  const index = servedIndex(data, itemSets, opts);
+  const gen = queryGenerator(state, itemSideVocabulary(data, itemSets), hintsOver(index, opts));
   return { dev: evaluateKeywords(index, gen, data.dev, data.devLeftOut), train: evaluateKeywords(index, gen, data.train, data.trainLeftOut) };
 }
 
@@ -298,10 +299,11 @@ function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptions, pro
 
 function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): void {
   const vocab = itemSideVocabulary(data, itemSets);
-  const hints = hintsOver(data, itemSets, opts);
+  // One index for the hints and the phase's dev F1 (F1 is over I_ret(q), which the ranker does not move).
+  const index = servedIndex(data, itemSets, opts);
+  const hints = hintsOver(index, opts);
   const cands = queryCandidateSets(data.train, vocab, hints);
   const reward = queryRewardFn(new FrozenIndex(itemIndexSets(data, itemSets)), data.train);
-  const index = buildItemIndex(data, itemSets);
   const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.query);
   progress.phaseStart(`query-${round}`, opts.epochs.query * perEpoch);
   for (let e = 0; e < opts.epochs.query; e++) {
@@ -326,7 +328,7 @@ function runItemPhase(data: TrainData, state: State, itemSets: string[][], rng: 
   // The frozen query index (Alg. 2, line 4): the current query policy against the current item index.
   const qIndexSets = queryIndexSets(
     data,
-    decodeQueries(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, itemSets), hintsOver(data, itemSets, opts))),
+    decodeQueries(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, itemSets), hintsOver(servedIndex(data, itemSets, opts), opts))),
   );
   const visible = new Set(qIndexSets.flat());
   const cands = currentItemCandidates(data, state, opts).map((c) => c.filter((x) => visible.has(x.keyword)));
@@ -381,7 +383,7 @@ function writeTrainedRound(
         queryDecoding: opts.queryDecoding ?? "independent",
       },
       items: roundItems(data, itemSets),
-      index: buildItemIndex(data, itemSets, opts.ranker ?? KEYWORD_RANKER),
+      index: servedIndex(data, itemSets, opts),
       queryGenerator: policyGeneratorSpec(
         policySpec("query", state.query, vocab, REWARD_LIMITS.kMax, opts.ablations.noHints ? undefined : { topK: HINT_LIMITS.topK }),
       ),

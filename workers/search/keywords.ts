@@ -87,15 +87,14 @@ type CpuGenerator = (query: string, deps: KeywordDeps) => Promise<string[]> | st
 function cpuGenerator(spec: QueryGeneratorSpec, kv: KVNamespace, round: ServingManifest): CpuGenerator | null {
   const extractor = extractorOf(spec);
   const tailed = extractor && tailedExtractor(extractor, kv, round);
-  if (tailed) return (query) => tailed(query);
+  if (tailed) return tailed;
   const policy = policyOf(spec);
   const pass = firstPassOf(spec);
   if (policy && pass) {
     const generate = loadHintedGenerator(policy);
     return async (query, deps) => generate(query, await deps.firstPass(round, query, pass.topK));
   }
-  const plain = loadQueryGenerator(spec);
-  return plain && ((query) => plain(query));
+  return loadQueryGenerator(spec);
 }
 
 /** Test hook: forget the parsed query generators (as a fresh isolate would). */

@@ -13,7 +13,7 @@ import { itemKeywordSet } from "../../core/inverted-index.js";
 import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
 import type { ServingManifest } from "../publish/manifest.js";
-import type { Catalog } from "./catalog.js";
+import type { Catalog, ItemRow } from "./catalog.js";
 import type { QueryKeywords } from "./keywords.js";
 import type { IndexStore } from "./store/index-store.js";
 
@@ -65,8 +65,7 @@ export async function runSearch(
     hits.map((h) => h.item),
   );
   const results = hits.map((h) => {
-    const r = rows.get(h.item);
-    if (!r) throw new Error(`round ${round.round}: item ordinal ${h.item} has no catalogue row`);
+    const r = rowAt(rows, round, h.item);
     const result: SearchResult = { id: r.id, name: r.name, class: r.class, score: h.score, related: h.related === true };
     return opts.explain ? { ...result, explain: explainHit(plan, fetched, round.stats, h.item, r) } : result;
   });
@@ -96,11 +95,12 @@ export async function firstPassHints(deps: { store: IndexStore; catalog: Catalog
   const ordinals = await rankedOrdinals(deps.store, round, query, k);
   if (ordinals.length === 0) return NO_HINTS;
   const rows = await deps.catalog.itemsByOrdinal(round, ordinals);
-  return searchHints(
-    ordinals.map((o) => {
-      const r = rows.get(o);
-      if (!r) throw new Error(`round ${round.round}: item ordinal ${o} has no catalogue row`);
-      return itemKeywordSet(r);
-    }),
-  );
+  return searchHints(ordinals.map((o) => itemKeywordSet(rowAt(rows, round, o))));
+}
+
+/** A hit's catalogue row: every ordinal of a published round has one, so a missing row is a broken publish. */
+function rowAt(rows: ReadonlyMap<number, ItemRow>, round: ServingManifest, ordinal: number): ItemRow {
+  const r = rows.get(ordinal);
+  if (!r) throw new Error(`round ${round.round}: item ordinal ${ordinal} has no catalogue row`);
+  return r;
 }
