@@ -77,13 +77,14 @@ describe("k-fold cross-validation over the training queries", () => {
     expect(() => readCvReport(root, 5)).toThrow(/unsupported cross-validation report version 2/);
   }, 300_000);
 
-  it("refuses bad --cv and --ranker values in one line", () => {
+  it("refuses bad --cv, --ranker and --query-decoding values in one line", () => {
     const env = { COGR_DATA: synth.dir, COGR_ARTIFACTS: mkdtempSync(join(tmpdir(), "cogr-cv-bad-")) };
     for (const [args, message] of [
       [["--cv", "1"], /--cv must be an integer ≥ 2/],
       [["--cv-only"], /--cv-only goes with --cv K/],
       [["--ranker", "bm25"], /--ranker: unknown ranker "bm25"/],
       [["--cv", "3", "--from-round", "1"], /--cv trains every fold from round 0/],
+      [["--query-decoding", "greedy"], /--query-decoding must be independent or sequential/],
     ] as const) {
       const r = runScript("train.ts", ["--backend", "lexical", ...args], env);
       expect(r.status, args.join(" ")).toBe(1);
