@@ -1,8 +1,8 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { startFixtureServer } from "./test/support/fixture-server.js";
-import { startOpenAiTestServer } from "./test/support/openai-test-server.js";
 import { buildTestRounds } from "./test/support/worker-fixtures.js";
+import { startOpenAiTestServer } from "./tools/openai-test-server.js";
 
 const TEST_RATE_LIMIT = { limit: 40, periodS: 60 } as const;
 const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";

@@ -3,7 +3,9 @@
  * worker loads it with `loadPolicy` and decodes deterministically.
  */
 import { HINT_LIMITS } from "./hints.js";
-import { FEATURES, newParams, POLICY_FORMAT, POLICY_VERSION, type PolicyParams, type PolicyVocabulary, WEIGHT_COUNT } from "./policy.js";
+import { POLICY_FORMAT, POLICY_VERSION } from "./policy.js";
+import type { PolicyVocabulary } from "./policy-candidates.js";
+import { FEATURES, newParams, type PolicyParams, WEIGHT_COUNT } from "./policy-features.js";
 
 export interface LexicalPolicySpec {
   readonly format: typeof POLICY_FORMAT;

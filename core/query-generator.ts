@@ -10,7 +10,7 @@
 import { EXTRACTOR_DEFAULTS, extractKeywords, segmentNgrams, segmentText } from "./extract.js";
 import { type HintSource, indexHintSource, type SearchHints } from "./hints.js";
 import type { KeywordIndex } from "./inverted-index.js";
-import { queryCandidates } from "./policy.js";
+import { queryCandidates } from "./policy-candidates.js";
 import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
 import { DECODING, type Decoding, PROMPTS, type PromptSet, validatePromptSet } from "./prompts.js";
 import { decodeQuery } from "./set-policy.js";

@@ -13,6 +13,7 @@ import { fromBase64, toBase64 } from "./base64.js";
 import { blockKeywordPosting, blockWordPosting, joinKeywordBlocks, joinWordBlocks, type PostingBlock } from "./blocks.js";
 import { KeywordIndex } from "./inverted-index.js";
 import type { WordPosting } from "./postings.js";
+import type { QueryGeneratorSpec } from "./query-generator.js";
 import { KEYWORD_RANKER, type RankerSpec, validateRanker } from "./ranker.js";
 import { keywordKey, POSTING_PREFIX, wordKey } from "./shard.js";
 import type { Split } from "./split.js";
@@ -56,6 +57,21 @@ export interface PostingEntry {
   readonly key: string;
   readonly count: number;
   readonly blocks: readonly PostingBlock[];
+}
+
+/**
+ * A round held in memory: what training writes and the tests publish
+ * (training/round-artifact.ts's Round adds the folder it was read from).
+ */
+export interface MemoryRound {
+  readonly manifest: RoundManifest;
+  readonly items: readonly RoundItem[];
+  readonly index: KeywordIndex;
+  /**
+   * The round's query generator for in-process use: an extractor's df is
+   * whole here (head and query-df.jsonl joined); the served copy keeps them apart.
+   */
+  readonly queryGenerator: QueryGeneratorSpec;
 }
 
 export interface RoundManifest {

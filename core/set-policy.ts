@@ -20,7 +20,10 @@
  * own context. With every set weight 0 it decodes exactly as independent
  * decisions do.
  */
-import { type Candidate, decode, FEATURE_COUNT, FEATURES, logits, POLICY_LIMITS, type PolicyParams, pairWeightIndex, ranked, termScore } from "./policy.js";
+
+import { decode, logits, ranked } from "./policy.js";
+import { type Candidate, POLICY_LIMITS } from "./policy-candidates.js";
+import { FEATURE_COUNT, FEATURES, featureScore, type PolicyParams, pairWeightIndex } from "./policy-features.js";
 import type { Rng } from "./rng.js";
 
 const F = Object.fromEntries(FEATURES.map((f, j) => [f, j])) as Record<(typeof FEATURES)[number], number>;
@@ -50,7 +53,7 @@ export function inContext(c: Candidate, kept: readonly Candidate[]): Candidate {
 }
 
 /** A decision's logit: its keyword weight plus the degree-2 score of its features in context. */
-export const contextLogit = (params: PolicyParams, c: Candidate) => (params.keywordWeights.get(c.keyword) ?? 0) + termScore(params.weights, c.features);
+export const contextLogit = (params: PolicyParams, c: Candidate) => (params.keywordWeights.get(c.keyword) ?? 0) + featureScore(params.weights, c.features);
 
 /** The walk: `keep(z)` decides each visited candidate (a draw, or z > 0). */
 function walk(params: PolicyParams, cands: readonly Candidate[], kMax: number, keep: (z: number) => boolean): SetDecision[] {

@@ -37,3 +37,6 @@ export function shardOf(key: string, shardCount: number): number {
   if (!Number.isInteger(shardCount) || shardCount < 1) throw new RangeError(`shard count must be ≥ 1, got ${shardCount}`);
   return fnv1a32(key) % shardCount;
 }
+
+/** Is this posting key a keyword's (else a word's)? */
+export const isKeywordKey = (key: string) => key.startsWith(POSTING_PREFIX.keyword);

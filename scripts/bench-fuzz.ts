@@ -9,7 +9,7 @@
  */
 import { request } from "node:http";
 import fc from "fast-check";
-import { type FuzzRequest, fuzzRequests, RUNTIME_UNKNOWN_METHOD, violation } from "../test/support/fuzz-requests.js";
+import { type FuzzRequest, fuzzRequests, RUNTIME_UNKNOWN_METHOD, violation } from "../tools/fuzz-requests.js";
 import { serveWandsRound0 } from "./bench/served-round.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { assertPortFree } from "./port.js";

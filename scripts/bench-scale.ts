@@ -12,14 +12,14 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { readDeployConfig } from "../publish/node/deploy-config.js";
+import { applyMigrations, localTarget } from "../publish/node/targets.js";
 import { dataDir, loadQueries, WANDS_FILES } from "../training/data/wands.js";
 import { deriveRound, postingFigures, step, storageFigures } from "./bench/scale-steps.js";
 import { percentile, printTable } from "./bench/stats.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
-import { readDeployConfig } from "./publish/deploy-config.js";
-import { applyMigrations, localTarget } from "./publish/targets.js";
 
 const USAGE = "npm run bench:scale -- --items N [--seed S] [--keep DIR [--search-only]]";
 const BENCH = { port: 8795, warmRepeats: 15, healthRepeats: 50, rareQueries: 20, changedShare: 0.01 } as const;

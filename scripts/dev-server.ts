@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { QUIET_WRANGLER_ENV, WRANGLER_BIN } from "./wrangler.js";
+import { QUIET_WRANGLER_ENV, WRANGLER_BIN } from "../publish/node/wrangler.js";
 
 export interface DevServer {
   readonly url: string;

@@ -9,11 +9,11 @@
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { normalizeKeyword } from "../core/normalize.js";
+import { readDeployConfig } from "../publish/node/deploy-config.js";
+import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "../publish/node/targets.js";
+import { sqlText } from "../publish/sql.js";
 import { dataDir, loadGrades, loadQueries, requireWandsFiles, WANDS_FILES } from "../training/data/wands.js";
-import { sqlText } from "../workers/publish/plan.js";
 import { parseCli, runCli } from "./cli.js";
-import { readDeployConfig } from "./publish/deploy-config.js";
-import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "./publish/targets.js";
 
 const USAGE = "npm run labels [-- --state DIR]";
 export const LABEL_LIMITS = { rowsPerStatement: 400, statementsPerBatch: 25 } as const;

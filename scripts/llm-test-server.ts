@@ -4,7 +4,7 @@
  * worker's LLM path without a GPU. Base URLs: http://127.0.0.1:PORT/<mode>/v1
  * with the modes of test/support/openai-test-server.ts (echo, hang, error…).
  */
-import { startOpenAiTestServer } from "../test/support/openai-test-server.js";
+import { startOpenAiTestServer } from "../tools/openai-test-server.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 
 runCli(async () => {

@@ -6,10 +6,10 @@
  */
 import { performance } from "node:perf_hooks";
 import { SingleBar } from "cli-progress";
+import { publishTo } from "../publish/node/artifact.js";
+import { applyMigrations } from "../publish/node/targets.js";
 import { runCli } from "./cli.js";
-import { publishTo } from "./publish/local.js";
 import { openTarget, parseTargetArgs } from "./publish/options.js";
-import { applyMigrations } from "./publish/targets.js";
 
 const USAGE = "npm run publish -- --round N [--local | --remote [--env E]] [--state DIR] [--via-wrangler] [--full] [--replace]";
 

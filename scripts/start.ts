@@ -9,16 +9,16 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { publishTo } from "../publish/node/artifact.js";
+import { readDeployConfig } from "../publish/node/deploy-config.js";
+import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "../publish/node/targets.js";
+import { servingRounds } from "../publish/publisher.js";
 import { dataDir, WANDS_FILES } from "../training/data/wands.js";
 import { artifactsDir, listRounds, writeRound } from "../training/round-artifact.js";
 import { buildRound0Streaming } from "../training/round0.js";
-import { servingRounds } from "../workers/publish/publisher.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
-import { readDeployConfig } from "./publish/deploy-config.js";
-import { publishTo } from "./publish/local.js";
-import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "./publish/targets.js";
 
 const USAGE = "npm start [-- --port 8787 --state .wrangler/state]";
 const PASS_THROUGH = ["ADMIN_TOKEN", "LLM_BASE_URL", "LLM_API_KEY", "LLM_TIMEOUT_MS", "LLM_BREAKER_COOLDOWN_MS"] as const;

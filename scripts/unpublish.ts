@@ -1,5 +1,5 @@
 /** `npm run unpublish -- --round N [--local | --remote [--env E]] [--state DIR]`: removes a round no arm serves. */
-import { unpublishRound } from "../workers/publish/publisher.js";
+import { unpublishRound } from "../publish/publisher.js";
 import { runCli } from "./cli.js";
 import { openTarget, parseTargetArgs } from "./publish/options.js";
 

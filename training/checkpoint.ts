@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { newParams, type PolicyParams, WEIGHT_COUNT } from "../core/policy.js";
+import { newParams, type PolicyParams, WEIGHT_COUNT } from "../core/policy-features.js";
 import type { AdamState } from "./optimizer.js";
 
 export const CHECKPOINT_VERSION = 1;

@@ -23,7 +23,8 @@ import { RANKER_CHOICES, type RankerSpec, rankerName } from "../core/ranker.js";
 import { type Split, seededHash } from "../core/split.js";
 import type { Dataset } from "./data/wands.js";
 import { bm25Runs, buildTextIndex, perQueryMetrics, productText, toEvalQueries } from "./evaluate.js";
-import { type TrainOptions, type TrainProgress, trainLexical } from "./lexical.js";
+import { trainLexical } from "./lexical.js";
+import type { TrainOptions, TrainProgress } from "./lexical-options.js";
 import { readManifest, readRound, roundDir, wholeQueryGenerator, writeRound } from "./round-artifact.js";
 import { buildRound0 } from "./round0.js";
 

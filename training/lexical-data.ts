@@ -7,7 +7,9 @@ import { extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment, 
 import type { HintSource } from "../core/hints.js";
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
-import { buildCandidates, type Candidate, decode, type PolicyParams, type PolicyVocabulary, queryCandidates } from "../core/policy.js";
+import { decode } from "../core/policy.js";
+import { buildCandidates, type Candidate, type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
+import type { PolicyParams } from "../core/policy-features.js";
 import { KEYWORD_RANKER, type RankerSpec } from "../core/ranker.js";
 import { REWARD_LIMITS } from "../core/reward.js";
 import type { RoundItem } from "../core/round-format.js";

@@ -2,7 +2,9 @@
  * Adam over the policy's parameters: dense feature weights and sparse
  * per-keyword weights. Its state is plain data, so checkpoints can hold it.
  */
-import { addTermGradient, type Candidate, type PolicyParams, WEIGHT_COUNT } from "../core/policy.js";
+
+import type { Candidate } from "../core/policy-candidates.js";
+import { addFeatureGradient, type PolicyParams, WEIGHT_COUNT } from "../core/policy-features.js";
 
 /**
  * keywordLrScale: per-keyword weights learn slower than the shared feature
@@ -28,7 +30,7 @@ export class Gradient {
 
   add(c: Candidate, dz: number): void {
     if (dz === 0) return;
-    addTermGradient(this.dense, c.features, dz);
+    addFeatureGradient(this.dense, c.features, dz);
     this.sparse.set(c.keyword, (this.sparse.get(c.keyword) ?? 0) + dz);
   }
 }

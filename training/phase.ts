@@ -4,7 +4,10 @@
  * (grpo.ts) and update (Adam on the clipped surrogate). Phase 1's supervised
  * initialisation uses the same update path with a cross-entropy loss.
  */
-import { type Candidate, logits, type PolicyParams } from "../core/policy.js";
+
+import { logits } from "../core/policy.js";
+import type { Candidate } from "../core/policy-candidates.js";
+import type { PolicyParams } from "../core/policy-features.js";
 import type { Rng } from "../core/rng.js";
 import { contextLogit, type SetDecision, sampleSequential } from "../core/set-policy.js";
 import { clippedSurrogate, type Decision, GRPO_DEFAULTS, grpoAdvantages, supervisedLoss } from "./grpo.js";

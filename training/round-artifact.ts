@@ -18,6 +18,7 @@ import {
   indexFromPostings,
   indexHeader,
   indexPostings,
+  type MemoryRound,
   type PostingEntry,
   parseIndexHeader,
   parsePostingLine,
@@ -33,16 +34,9 @@ import { LineWriter, readCheckedLines, readLines } from "./jsonl.js";
 
 export { ROUND_FILES, ROUND_FORMAT, ROUND_FORMAT_VERSION, type RoundItem, type RoundManifest };
 
-export interface Round {
+/** A round read from its folder. */
+export interface Round extends MemoryRound {
   readonly dir: string;
-  readonly manifest: RoundManifest;
-  readonly items: readonly RoundItem[];
-  readonly index: KeywordIndex;
-  /**
-   * The round's query generator for in-process use: an extractor's df is
-   * whole here (head and query-df.jsonl joined); the served copy keeps them apart.
-   */
-  readonly queryGenerator: QueryGeneratorSpec;
 }
 
 export class RoundError extends Error {}

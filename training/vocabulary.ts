@@ -6,7 +6,7 @@
 import { getOrInsert } from "../core/collections.js";
 import { singular } from "../core/morph.js";
 import { keywordWords } from "../core/normalize.js";
-import type { PolicyVocabulary } from "../core/policy.js";
+import type { PolicyVocabulary } from "../core/policy-candidates.js";
 
 export const VOCAB_DEFAULTS = { expansionsPerWord: 8, extensionsPerWord: 4, minCooccurrence: 2, profileWords: 8, minProfileProbability: 0.1 } as const;
 

@@ -12,12 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { firstPassOf } from "../../core/query-generator.js";
+import { publishTo } from "../../publish/node/artifact.js";
+import { readDeployConfig } from "../../publish/node/deploy-config.js";
+import { applyMigrations, localTarget } from "../../publish/node/targets.js";
 import { dataDir, loadWands } from "../../training/data/wands.js";
 import { artifactsDir, listRounds, readRound } from "../../training/round-artifact.js";
 import { startDevServer } from "../dev-server.js";
-import { readDeployConfig } from "../publish/deploy-config.js";
-import { publishTo } from "../publish/local.js";
-import { applyMigrations, localTarget } from "../publish/targets.js";
 import { percentile } from "./stats.js";
 
 export interface HintedMissReport {

@@ -11,7 +11,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { freePort, waitFor } from "../../test/support/processes.js";
+import { freePort, waitFor } from "../../tools/processes.js";
 import { startDevServer } from "../dev-server.js";
 
 export interface LlmModeRow {

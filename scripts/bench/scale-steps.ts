@@ -5,10 +5,10 @@ import { IndexBuilder } from "../../core/inverted-index.js";
 import { loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
 import { fnv1a32, keywordKey, wordKey } from "../../core/shard.js";
+import type { DeployConfig } from "../../publish/node/deploy-config.js";
+import { localTarget } from "../../publish/node/targets.js";
 import { LineWriter } from "../../training/jsonl.js";
 import { readManifest, roundDir, roundItems, roundPostings, wholeQueryGenerator, writeRound } from "../../training/round-artifact.js";
-import type { DeployConfig } from "../publish/deploy-config.js";
-import { localTarget } from "../publish/targets.js";
 
 export interface StepResult {
   readonly seconds: number;

@@ -10,14 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type ExtractorGeneratorSpec, llmGeneratorSpec } from "../../core/query-generator.js";
+import { publishTo } from "../../publish/node/artifact.js";
+import { readDeployConfig } from "../../publish/node/deploy-config.js";
+import { applyMigrations, localTarget } from "../../publish/node/targets.js";
+import { memorySource } from "../../publish/source.js";
 import { type Dataset, dataDir, loadWands } from "../../training/data/wands.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
 import { buildRound0 } from "../../training/round0.js";
-import { memorySource } from "../../workers/publish/source.js";
 import { type DevServer, startDevServer } from "../dev-server.js";
-import { readDeployConfig } from "../publish/deploy-config.js";
-import { publishTo } from "../publish/local.js";
-import { applyMigrations, localTarget } from "../publish/targets.js";
 
 export interface ServedRound {
   readonly dataset: Dataset;

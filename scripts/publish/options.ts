@@ -1,7 +1,8 @@
 /** The --local / --remote [--env E] [--state DIR] options shared by publish and unpublish. */
+
+import { type DeployConfig, readDeployConfig } from "../../publish/node/deploy-config.js";
+import { DEFAULT_STATE_DIR, localTarget, type OpenTarget, wranglerTarget } from "../../publish/node/targets.js";
 import { intOption, parseCli, UsageError } from "../cli.js";
-import { type DeployConfig, readDeployConfig } from "./deploy-config.js";
-import { DEFAULT_STATE_DIR, localTarget, type OpenTarget, wranglerTarget } from "./targets.js";
 
 export interface TargetChoice {
   readonly round: number;

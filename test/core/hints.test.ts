@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { firstPassPlan, HINT_LIMITS, hintKeywords, indexHints, NO_HINTS, searchHints } from "../../core/hints.js";
 import { KeywordIndex } from "../../core/inverted-index.js";
-import { FEATURES, newParams, queryCandidates } from "../../core/policy.js";
+import { queryCandidates } from "../../core/policy-candidates.js";
+import { FEATURES, newParams } from "../../core/policy-features.js";
 import { loadPolicy, policySpec } from "../../core/policy-spec.js";
 import { firstPassOf, loadHintedGenerator, loadQueryGenerator, policyGeneratorSpec } from "../../core/query-generator.js";
 import { buildVocabulary } from "../../training/vocabulary.js";

@@ -1,19 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  addTermGradient,
-  buildCandidates,
-  decode,
-  FEATURE_COUNT,
-  FEATURES,
-  newParams,
-  PAIR_COUNT,
-  POLICY_LIMITS,
-  type PolicyVocabulary,
-  pairWeightIndex,
-  queryCandidates,
-  termScore,
-  WEIGHT_COUNT,
-} from "../../core/policy.js";
+import { decode } from "../../core/policy.js";
+import { buildCandidates, POLICY_LIMITS, type PolicyVocabulary, queryCandidates } from "../../core/policy-candidates.js";
+import { addFeatureGradient, FEATURE_COUNT, FEATURES, featureScore, newParams, PAIR_COUNT, pairWeightIndex, WEIGHT_COUNT } from "../../core/policy-features.js";
 import { loadPolicy, policySpec } from "../../core/policy-spec.js";
 import { decodeQuery } from "../../core/set-policy.js";
 import { loadParams } from "../../training/checkpoint.js";
@@ -168,19 +156,19 @@ describe("pairwise feature interactions", () => {
     w[pairWeightIndex(a, b)] = -3;
     w[pairWeightIndex(a, c)] = 4;
     w[pairWeightIndex(b, c)] = 100; // b is absent below: must not count
-    expect(termScore(w, phi({ [a]: 1, [c]: 0.25 }))).toBeCloseTo(-1 + 0.5 + 2 * 0.25 + 4 * 0.25);
-    expect(termScore(w, phi({ [a]: 1, [b]: 1 }))).toBeCloseTo(-1 + 0.5 - 3);
+    expect(featureScore(w, phi({ [a]: 1, [c]: 0.25 }))).toBeCloseTo(-1 + 0.5 + 2 * 0.25 + 4 * 0.25);
+    expect(featureScore(w, phi({ [a]: 1, [b]: 1 }))).toBeCloseTo(-1 + 0.5 - 3);
   });
 
   it("have the gradient of the score (finite differences)", () => {
     const f = phi({ [a]: 1, [b]: 1, [c]: 0.3 });
     const w = Float64Array.from({ length: WEIGHT_COUNT }, (_, j) => Math.sin(j));
     const grad = new Float64Array(WEIGHT_COUNT);
-    addTermGradient(grad, f, 2);
+    addFeatureGradient(grad, f, 2);
     for (const j of [0, a, b, c, pairWeightIndex(a, b), pairWeightIndex(a, c), pairWeightIndex(b, c), pairWeightIndex(1, 2)]) {
       const up = Float64Array.from(w);
       up[j] = (up[j] as number) + 1e-6;
-      expect(grad[j]).toBeCloseTo((2 * (termScore(up, f) - termScore(w, f))) / 1e-6, 4);
+      expect(grad[j]).toBeCloseTo((2 * (featureScore(up, f) - featureScore(w, f))) / 1e-6, 4);
     }
   });
 

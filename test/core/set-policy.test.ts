@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Candidate, decode, FEATURE_COUNT, FEATURES, newParams, POLICY_LIMITS, pairWeightIndex, WEIGHT_COUNT } from "../../core/policy.js";
+import { decode } from "../../core/policy.js";
+import { type Candidate, POLICY_LIMITS } from "../../core/policy-candidates.js";
+import { FEATURE_COUNT, FEATURES, newParams, pairWeightIndex, WEIGHT_COUNT } from "../../core/policy-features.js";
 import { Rng } from "../../core/rng.js";
 import { decodeQuery, decodeSequential, inContext, sampleSequential, usesSetFeatures, walkMode } from "../../core/set-policy.js";
 import { newAdamState } from "../../training/optimizer.js";

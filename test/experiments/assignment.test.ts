@@ -1,10 +1,10 @@
 /** Arm assignment: split proportions, stickiness, monotone ramps; team-draft interleaving: fairness, no duplicates, credit. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { armOfBucket, bucketOf, rampProblem, treatmentCapBp } from "../../workers/experiments/assignment.js";
-import type { Arm } from "../../workers/experiments/config.js";
-import { preference, teamDraft } from "../../workers/experiments/interleave.js";
-import { experimentFrom, InvalidExperiment, rampedExperiment } from "../../workers/experiments/validate.js";
+import { armOfBucket, bucketOf, rampProblem, treatmentCapBp } from "../../workers/search/experiments/assignment.js";
+import type { Arm } from "../../workers/search/experiments/config.js";
+import { preference, teamDraft } from "../../workers/search/experiments/interleave.js";
+import { experimentFrom, InvalidExperiment, rampedExperiment } from "../../workers/search/experiments/validate.js";
 
 const users = (n: number) => Array.from({ length: n }, (_, j) => `user-${j}`);
 

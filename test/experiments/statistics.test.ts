@@ -9,7 +9,7 @@ import {
   signTest,
   twoProportionZTest,
   verdictOf,
-} from "../../workers/experiments/statistics.js";
+} from "../../workers/search/experiments/statistics.js";
 
 const control = { successes: 100, trials: 1000 };
 const treatment = { successes: 130, trials: 1000 };

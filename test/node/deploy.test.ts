@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { QUIET_WRANGLER_ENV, WRANGLER_BIN } from "../../scripts/wrangler.js";
+import { QUIET_WRANGLER_ENV, WRANGLER_BIN } from "../../publish/node/wrangler.js";
 
 describe("the rate limit in wrangler.toml", () => {
   it.each([[undefined], ["staging"], ["production"]])("env %s binds RATE_LIMITER and sends its period as Retry-After", (environment) => {

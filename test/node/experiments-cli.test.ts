@@ -9,9 +9,9 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, waitFor } from "../../tools/processes.js";
 import { runScript } from "../cli.js";
 import { writeSyntheticWands } from "../fixtures.js";
-import { freePort, waitFor } from "../support/processes.js";
 
 describe("experiments through the CLI on npm start", () => {
   const synth = writeSyntheticWands(150);

@@ -10,10 +10,10 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOpenAiTestServer, type TestLlmServer } from "../../tools/openai-test-server.js";
+import { freePort, waitFor } from "../../tools/processes.js";
 import { runScript, runScriptAsync } from "../cli.js";
 import { cliWorkspace, writeSyntheticWands } from "../fixtures.js";
-import { startOpenAiTestServer, type TestLlmServer } from "../support/openai-test-server.js";
-import { freePort, waitFor } from "../support/processes.js";
 
 describe("an LLM round", () => {
   const synth = writeSyntheticWands(150);

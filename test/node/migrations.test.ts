@@ -3,8 +3,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readDeployConfig } from "../../scripts/publish/deploy-config.js";
-import { applyMigrations, localTarget } from "../../scripts/publish/targets.js";
+import { readDeployConfig } from "../../publish/node/deploy-config.js";
+import { applyMigrations, localTarget } from "../../publish/node/targets.js";
 
 describe("applyMigrations (local)", () => {
   it("applies every database's migrations to fresh state, then none, and only the database that lost them", async () => {

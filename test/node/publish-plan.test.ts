@@ -5,8 +5,9 @@ import { BLOCK_LIMITS } from "../../core/blocks.js";
 import { KeywordIndex } from "../../core/inverted-index.js";
 import { extractorSpec } from "../../core/query-generator.js";
 import { contentHashInput, type RoundItem, type RoundManifest } from "../../core/round-format.js";
-import { type Batch, PUBLISH_LIMITS, planBatches } from "../../workers/publish/plan.js";
-import { memorySource } from "../../workers/publish/source.js";
+import { PUBLISH_LIMITS } from "../../publish/limits.js";
+import { type Batch, planBatches } from "../../publish/plan.js";
+import { memorySource } from "../../publish/source.js";
 
 /** D1's own limits (the plan keeps a margin below them). */
 const D1 = { statementBytes: 100_000, rowBytes: 2_000_000 } as const;

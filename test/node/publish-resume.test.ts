@@ -2,8 +2,8 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readDeployConfig } from "../../scripts/publish/deploy-config.js";
-import { localTarget } from "../../scripts/publish/targets.js";
+import { readDeployConfig } from "../../publish/node/deploy-config.js";
+import { localTarget } from "../../publish/node/targets.js";
 import { runScriptAsync } from "../cli.js";
 import { cliWorkspace } from "../fixtures.js";
 

@@ -8,12 +8,12 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readDeployConfig } from "../../scripts/publish/deploy-config.js";
-import { localTarget } from "../../scripts/publish/targets.js";
+import { readDeployConfig } from "../../publish/node/deploy-config.js";
+import { localTarget } from "../../publish/node/targets.js";
+import { freePort, waitFor } from "../../tools/processes.js";
 import { runScript } from "../cli.js";
 import { cliWorkspace, writeSyntheticWands } from "../fixtures.js";
 import { dumpDom, findChromium, screenshot } from "../support/chromium.js";
-import { freePort, waitFor } from "../support/processes.js";
 
 describe("npm start", () => {
   const synth = writeSyntheticWands(150);

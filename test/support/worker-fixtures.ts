@@ -9,12 +9,12 @@ import { dirname, join } from "node:path";
 import { type ExtractorGeneratorSpec, llmGeneratorSpec, loadQueryGenerator } from "../../core/query-generator.js";
 import { type RankerSpec, TEXT_RANKER } from "../../core/ranker.js";
 import { postingLine } from "../../core/round-format.js";
-import { artifactSource } from "../../scripts/publish/local.js";
+import { artifactSource } from "../../publish/node/artifact.js";
+import type { WireRound } from "../../publish/source.js";
 import { loadWands } from "../../training/data/wands.js";
 import { trainLexical } from "../../training/lexical.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
 import { buildRound0 } from "../../training/round0.js";
-import type { WireRound } from "../../workers/publish/source.js";
 import { wandsDir, writeSyntheticWands } from "../fixtures.js";
 import type { TestRounds } from "./test-rounds.js";
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { buildCandidates, type Candidate, FEATURE_COUNT, FEATURES, headWord, logits, newParams, sampleSet, setLogProb } from "../../core/policy.js";
+import { logits, sampleSet, setLogProb } from "../../core/policy.js";
+import { buildCandidates, type Candidate, headWord } from "../../core/policy-candidates.js";
+import { FEATURE_COUNT, FEATURES, newParams } from "../../core/policy-features.js";
 import { Rng } from "../../core/rng.js";
 import { clippedSurrogate, grpoAdvantages, supervisedLoss } from "../../training/grpo.js";
 import { carryOver } from "../../training/lexical-data.js";

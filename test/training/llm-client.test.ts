@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DECODING } from "../../core/prompts.js";
 import { GeneratorError, KeywordClient } from "../../llm/client.js";
+import { echoKeywords, startOpenAiTestServer, TEST_LLM_KEYWORDS, type TestLlmServer } from "../../tools/openai-test-server.js";
 import { CheckpointError, generateBatch } from "../../training/llm/batch.js";
-import { echoKeywords, startOpenAiTestServer, TEST_LLM_KEYWORDS, type TestLlmServer } from "../support/openai-test-server.js";
 
 let llm: TestLlmServer;
 beforeAll(async () => {

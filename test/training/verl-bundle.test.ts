@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { parseKeywords } from "../../core/keyword-answer.js";
 import { PROMPTS, queryPrompt } from "../../core/prompts.js";
+import { freePort, waitFor } from "../../tools/processes.js";
 import { loadWands } from "../../training/data/wands.js";
 import { prepareData, sftQueryTargets } from "../../training/lexical-data.js";
 import { loadEnvironment, trainingQueries } from "../../training/reward-service/environment.js";
@@ -24,7 +25,6 @@ import { PPO_KEYS, SFT_KEYS } from "../../training/verl/keys.js";
 import { effectiveBatch, grpoOverrides, parseOverrides, TABLE6 } from "../../training/verl/launch.js";
 import { runScript } from "../cli.js";
 import { writeSyntheticWands } from "../fixtures.js";
-import { freePort, waitFor } from "../support/processes.js";
 
 const synth = writeSyntheticWands(150);
 const root = mkdtempSync(join(tmpdir(), "cogr-verl-"));

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type FuzzRequest, fuzzRequests, violation } from "../support/fuzz-requests.js";
+import { type FuzzRequest, fuzzRequests, violation } from "../../tools/fuzz-requests.js";
 import { get, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();

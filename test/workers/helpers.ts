@@ -1,15 +1,15 @@
 /** Publishing and requesting inside workerd, through the same code paths as production. */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { clearServingConfigCache } from "../../workers/experiments/live.js";
-import { parseServingManifest } from "../../workers/publish/manifest.js";
-import type { PublishBase, PublishSource } from "../../workers/publish/plan.js";
-import { type PublishOptions, publishRound } from "../../workers/publish/publisher.js";
-import { type WireRound, wireSource } from "../../workers/publish/source.js";
-import { d1Database, kvStore, type PublishTarget } from "../../workers/publish/target.js";
+import { parseServingManifest } from "../../core/contract.js";
+import { type PublishOptions, publishRound } from "../../publish/publisher.js";
+import type { PublishBase, PublishSource } from "../../publish/source.js";
+import { type WireRound, wireSource } from "../../publish/source.js";
+import { d1Database, kvStore, type PublishTarget } from "../../publish/target.js";
 import { createApp } from "../../workers/search/app.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
 import { clearRoundCache, itemLru } from "../../workers/search/catalog.js";
+import { clearServingConfigCache } from "../../workers/search/experiments/live.js";
 import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.js";
 import { resetBreakers } from "../../workers/search/llm-breaker.js";
 import { postingLru } from "../../workers/search/middleware/services.js";

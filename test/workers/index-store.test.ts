@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { keywordKey, wordKey } from "../../core/shard.js";
-import { wireIndex } from "../../workers/publish/source.js";
+import { wireIndex } from "../../publish/source.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
 import { D1IndexStore } from "../../workers/search/store/d1-store.js";
 import type { IndexStore, RoundRef } from "../../workers/search/store/index-store.js";

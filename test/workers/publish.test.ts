@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { clearServingConfigCache } from "../../workers/experiments/live.js";
-import { SERVING_CONFIG_KEY, type ServingConfig } from "../../workers/experiments/store.js";
-import { publishRound, unpublishRound } from "../../workers/publish/publisher.js";
-import { wireSource } from "../../workers/publish/source.js";
-import type { PublishTarget, SqlDatabase } from "../../workers/publish/target.js";
+import { publishRound, unpublishRound } from "../../publish/publisher.js";
+import { wireSource } from "../../publish/source.js";
+import type { PublishTarget, SqlDatabase } from "../../publish/target.js";
 import { clearRoundCache } from "../../workers/search/catalog.js";
+import { clearServingConfigCache } from "../../workers/search/experiments/live.js";
+import { SERVING_CONFIG_KEY, type ServingConfig } from "../../workers/search/experiments/store.js";
 import { get, getJson, publish, publishReport, target, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
@@ -69,9 +69,15 @@ describe("publishing", () => {
 
   it("unpublishes only rounds no arm serves", async () => {
     await expect(unpublishRound(target(), 1)).rejects.toThrow(/serving traffic/);
-    await env.CACHE.put(SERVING_CONFIG_KEY, JSON.stringify(servingConfig([{ round: 0, weight: 10_000 }])));
+    // D1's experiments table decides, not the KV mirror: a mirror that names round 1 alone does not protect it.
+    const config = servingConfig([{ round: 0, weight: 10_000 }]);
+    await env.CACHE.put(SERVING_CONFIG_KEY, JSON.stringify(servingConfig([{ round: 1, weight: 10_000 }])));
+    await env.CATALOG.prepare("INSERT INTO experiments (id, state, config, created_at, updated_at) VALUES ('t', 'running', ?, ?, ?)")
+      .bind(JSON.stringify({ ...config.experiment, state: "running" }), config.updatedAt, config.updatedAt)
+      .run();
     await expect(unpublishRound(target(), 0)).rejects.toThrow(/serving traffic/);
     await unpublishRound(target(), 1);
+    await env.CATALOG.prepare("DELETE FROM experiments WHERE id = 't'").run();
     clearRoundCache();
     const listed = (await getJson<{ rounds: Array<{ round: number }> }>("/v1/rounds")).body.rounds.map((r) => r.round);
     expect(listed).toEqual([0]);

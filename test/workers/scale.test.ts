@@ -12,9 +12,9 @@ import { type ExtractorGeneratorSpec, loadQueryGenerator, splitExtractorDf } fro
 import { planQuery } from "../../core/retrieve.js";
 import { indexHeader, indexPostings, postingLine, type RoundItem } from "../../core/round-format.js";
 import { keywordKey } from "../../core/shard.js";
-import type { PublishSource } from "../../workers/publish/plan.js";
-import { unpublishRound } from "../../workers/publish/publisher.js";
-import { type WireRound, wireIndex } from "../../workers/publish/source.js";
+import { unpublishRound } from "../../publish/publisher.js";
+import type { PublishSource } from "../../publish/source.js";
+import { type WireRound, wireIndex } from "../../publish/source.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
 import { D1IndexStore } from "../../workers/search/store/d1-store.js";
 import { clearIsolateCaches, getJson, publish, publishReport, target, testRounds } from "./helpers.js";

@@ -8,21 +8,14 @@
  */
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { parseServingManifest, rowsByChain, type ServingManifest } from "../publish/manifest.js";
+import { type ItemRow, parseServingManifest, rowsByChain, type ServingManifest } from "../../core/contract.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { items, labels, rounds } from "./schema/catalog.js";
 import { fromD1 } from "./storage.js";
 import { readSession } from "./store/d1-store.js";
 import { ByteLru } from "./store/lru.js";
 
-export interface ItemRow {
-  readonly ordinal: number;
-  readonly id: string;
-  readonly name: string;
-  readonly class: string;
-  readonly category: string;
-  readonly keywords: readonly string[];
-}
+export type { ItemRow };
 
 let roundCache: { at: number; rounds: ServingManifest[] } | null = null;
 

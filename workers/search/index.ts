@@ -1,9 +1,9 @@
 /** Entry point of the `search` worker (wrangler.toml `main`): the API, and the guardrails on a cron trigger. */
 
-import { enforceGuardrails } from "../experiments/guardrails.js";
-import { ExperimentStore } from "../experiments/store.js";
 import { createApp } from "./app.js";
 import type { Env } from "./bindings.js";
+import { enforceGuardrails } from "./experiments/guardrails.js";
+import { ExperimentStore } from "./experiments/store.js";
 
 const app = createApp();
 

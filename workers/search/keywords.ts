@@ -21,6 +21,8 @@
  * generator that cannot be read from KV leaves the raw query.
  */
 
+import type { ServingManifest } from "../../core/contract.js";
+import { keywordCacheKeyOf, queryGeneratorKey, sha256Hex } from "../../core/contract.js";
 import type { SearchHints } from "../../core/hints.js";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { queryPrompt } from "../../core/prompts.js";
@@ -35,8 +37,6 @@ import {
 } from "../../core/query-generator.js";
 import { REWARD_LIMITS } from "../../core/reward.js";
 import { KeywordClient } from "../../llm/client.js";
-import type { ServingManifest } from "../publish/manifest.js";
-import { keywordCacheKeyOf, queryGeneratorKey, sha256Hex } from "../publish/plan.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { breakerFor, type CircuitBreaker } from "./llm-breaker.js";
 import { tailedExtractor } from "./query-df.js";

@@ -7,12 +7,12 @@
 
 import { postingsFromBlocks } from "../../core/blocks.js";
 import { indexOfSorted } from "../../core/collections.js";
+import type { ServingManifest } from "../../core/contract.js";
 import { type Explanation, explainHit } from "../../core/explain.js";
 import { firstPassPlan, NO_HINTS, type SearchHints, searchHints } from "../../core/hints.js";
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
-import type { ServingManifest } from "../publish/manifest.js";
 import type { Catalog, ItemRow } from "./catalog.js";
 import type { QueryKeywords } from "./keywords.js";
 import type { IndexStore } from "./store/index-store.js";

@@ -6,9 +6,10 @@
  * read, through a byte-budgeted isolate LRU. A failed read leaves the head
  * alone: the search still answers, from the keywords the head knows.
  */
+
+import type { ServingManifest } from "../../core/contract.js";
+import { queryDfKey } from "../../core/contract.js";
 import { dfBucketOf, type ExtractorGeneratorSpec, extractorGenerator, extractorTailTerms } from "../../core/query-generator.js";
-import type { ServingManifest } from "../publish/manifest.js";
-import { queryDfKey } from "../publish/plan.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { kvGetMany } from "./store/kv-store.js";
 import { ByteLru } from "./store/lru.js";

@@ -1,6 +1,6 @@
 /** The admin API's schemas (experiments), declared once like the public ones. */
 import { z } from "@hono/zod-openapi";
-import { EXPERIMENT_LIMITS } from "../../experiments/config.js";
+import { EXPERIMENT_LIMITS } from "../experiments/config.js";
 
 const round = z.number().int().nonnegative();
 const bp = z.number().int().min(0).max(EXPERIMENT_LIMITS.totalWeightBp);

@@ -6,15 +6,15 @@
  */
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Experiment } from "../../experiments/config.js";
-import { buildReport } from "../../experiments/report.js";
-import { ConflictError, ExperimentStore } from "../../experiments/store.js";
-import { experimentFrom, InvalidExperiment, rampedExperiment } from "../../experiments/validate.js";
 import { EndBody, ExperimentDetail, ExperimentList, ExperimentOne, IdParams, RampBody, StartExperimentBody } from "../api/admin-schemas.js";
 import type { ApiApp } from "../api/app-type.js";
 import { EVERY_ROUTE, json, type ProblemStatus, problems } from "../api/responses.js";
 import { Catalog } from "../catalog.js";
 import { Problem } from "../errors.js";
+import type { Experiment } from "../experiments/config.js";
+import { buildReport } from "../experiments/report.js";
+import { ConflictError, ExperimentStore } from "../experiments/store.js";
+import { experimentFrom, InvalidExperiment, rampedExperiment } from "../experiments/validate.js";
 import type { ServicesEnv } from "../middleware/services.js";
 import { fromD1, storageProblem } from "../storage.js";
 

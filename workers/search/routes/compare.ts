@@ -9,10 +9,10 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { ServingManifest } from "../../../core/contract.js";
 import { f1FromCounts } from "../../../core/metrics.js";
 import { normalizeKeyword } from "../../../core/normalize.js";
 import { KEYWORD_RANKER, rankerName } from "../../../core/ranker.js";
-import type { ServingManifest } from "../../publish/manifest.js";
 import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
 import { CompareQuery, CompareResponse } from "../api/schemas.js";

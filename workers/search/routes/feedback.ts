@@ -5,10 +5,10 @@
  * Rate-limited per user key like every /v1 route.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { EVENT_LIMITS, findSearch, recordFeedback } from "../../experiments/events.js";
 import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
 import { Problem } from "../errors.js";
+import { EVENT_LIMITS, findSearch, recordFeedback } from "../experiments/events.js";
 import { fromD1 } from "../storage.js";
 
 export const FeedbackBody = z

@@ -4,8 +4,8 @@
  * so a load balancer sees the stores as they are now.
  */
 import { createRoute } from "@hono/zod-openapi";
-import type { ServingManifest } from "../../publish/manifest.js";
-import { queryGeneratorKey } from "../../publish/plan.js";
+import type { ServingManifest } from "../../../core/contract.js";
+import { queryGeneratorKey } from "../../../core/contract.js";
 import type { ApiApp } from "../api/app-type.js";
 import { EVERY_ROUTE, json, problems } from "../api/responses.js";
 import { Ready } from "../api/schemas.js";

@@ -1,10 +1,10 @@
 /** The round(s) that answer this request (../../experiments/routing.ts), or a 503 problem when none is published. */
 import type { Context } from "hono";
-import { servingConfig } from "../../experiments/live.js";
-import { type Routed, route } from "../../experiments/routing.js";
-import type { ServingManifest } from "../../publish/manifest.js";
+import type { ServingManifest } from "../../../core/contract.js";
 import { intVar } from "../bindings.js";
 import { Problem } from "../errors.js";
+import { servingConfig } from "../experiments/live.js";
+import { type Routed, route } from "../experiments/routing.js";
 import { SERVING_LIMITS } from "../limits.js";
 import type { ServicesEnv } from "../middleware/services.js";
 

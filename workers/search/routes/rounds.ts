@@ -1,6 +1,7 @@
 /** GET /v1/rounds — published rounds and their manifests' public fields. */
 import { createRoute } from "@hono/zod-openapi";
-import { publicManifest } from "../../publish/manifest.js";
+import type { ServingManifest } from "../../../core/contract.js";
+import { KEYWORD_RANKER, rankerName } from "../../../core/ranker.js";
 import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
 import { RoundsResponse } from "../api/schemas.js";
@@ -19,4 +20,21 @@ export function mountRounds(app: ApiApp) {
     const published = await c.var.services.catalog.publishedRounds();
     return c.json({ rounds: published.map(publicManifest) }, 200);
   });
+}
+
+/** The fields GET /v1/rounds may show. */
+function publicManifest(m: ServingManifest) {
+  return {
+    round: m.round,
+    version: m.version,
+    createdAt: m.createdAt,
+    publishedAt: m.publishedAt,
+    items: m.counts.items,
+    keywords: m.counts.keywords,
+    shards: m.shardCount,
+    queryGenerator: m.queryGenerator,
+    ranker: rankerName(m.ranker ?? KEYWORD_RANKER),
+    metrics: m.metrics,
+    checksums: m.checksums,
+  };
 }

@@ -5,13 +5,13 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { recordSearch, type SearchEvent } from "../../experiments/events.js";
-import { teamDraft } from "../../experiments/interleave.js";
-import type { Routed } from "../../experiments/routing.js";
-import type { ServingManifest } from "../../publish/manifest.js";
+import type { ServingManifest } from "../../../core/contract.js";
 import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
 import { SearchQuery, SearchResponse, UserKeyHeaders } from "../api/schemas.js";
+import { recordSearch, type SearchEvent } from "../experiments/events.js";
+import { teamDraft } from "../experiments/interleave.js";
+import type { Routed } from "../experiments/routing.js";
 import { queryKeywords } from "../keywords.js";
 import type { ServicesEnv } from "../middleware/services.js";
 import { runSearch, type SearchResult } from "../pipeline.js";

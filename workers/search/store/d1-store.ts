@@ -12,8 +12,8 @@
 
 import { fromBase64 } from "../../../core/base64.js";
 import type { PostingBlock } from "../../../core/blocks.js";
+import { rowsByChain } from "../../../core/contract.js";
 import { shardOf } from "../../../core/shard.js";
-import { rowsByChain } from "../../publish/manifest.js";
 import { fromD1 } from "../storage.js";
 import type { IndexStore, RoundRef } from "./index-store.js";
 

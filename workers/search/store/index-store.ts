@@ -4,15 +4,9 @@
  * one method and passes the conformance suite in test/workers/index-store.
  */
 import type { PostingBlock } from "../../../core/blocks.js";
+import type { RoundRef } from "../../../core/contract.js";
 
-export interface RoundRef {
-  readonly round: number;
-  /** The round's content hash: cache keys carry it, so a republished round never meets stale entries. */
-  readonly contentHash: string;
-  readonly shardCount: number;
-  /** The rounds whose rows this round reads, itself first (workers/publish/manifest.ts). */
-  readonly chain: readonly number[];
-}
+export type { RoundRef };
 
 export interface IndexStore {
   /**

@@ -10,13 +10,14 @@
  */
 import { fromBase64, toBase64 } from "../../../core/base64.js";
 import { type PostingBlock, packBlocks, unpackBlocks } from "../../../core/blocks.js";
+import { kvPostingKeyOf } from "../../../core/contract.js";
 import { SERVING_LIMITS } from "../limits.js";
 import type { IndexStore, RoundRef } from "./index-store.js";
 
 const encoder = new TextEncoder();
 
 export function kvPostingKey(round: RoundRef, key: string): string | null {
-  const k = `p:${round.round}:${round.contentHash.slice(0, 16)}:${key}`;
+  const k = kvPostingKeyOf(round, key);
   return encoder.encode(k).length <= SERVING_LIMITS.kvKeyMaxBytes ? k : null;
 }
 

@@ -14,44 +14,15 @@
  * statement is ~100× faster than one, and literals sidestep remote D1's
  * 100-bound-parameter limit. No statement exceeds PUBLISH_LIMITS.statementBytes.
  */
-import { toBase64 } from "../../core/base64.js";
-import type { PostingBlock } from "../../core/blocks.js";
-import { dfBucketOf, extractorOf, type QueryGeneratorSpec } from "../../core/query-generator.js";
-import { KEYWORD_RANKER } from "../../core/ranker.js";
-import type { IndexHeader, PostingEntry, RoundItem, RoundManifest } from "../../core/round-format.js";
-import { POSTING_PREFIX, shardOf } from "../../core/shard.js";
-import { SERVING_MANIFEST_FORMAT, SERVING_MANIFEST_VERSION, type ServingManifest } from "./manifest.js";
-
-export const PUBLISH_LIMITS = {
-  statementBytes: 90_000,
-  rowsPerStatement: 400,
-  /** Statements sent in one batch (one D1 batch call, one resume step). */
-  statementsPerBatch: 50,
-  /** KV's value limit is 25 MiB. */
-  kvValueBytes: 25 * 2 ** 20,
-  /** A round reads through at most this many rounds (itself and its bases); a longer chain publishes in full. */
-  maxChain: 8,
-} as const;
-
-/** A round as the plan reads it; Node streams it from the artifact, tests give arrays. */
-export interface PublishSource {
-  readonly manifest: RoundManifest;
-  readonly header: IndexHeader;
-  /** Items in ordinal order. */
-  items(): Iterable<RoundItem>;
-  /** Postings in key order. */
-  postings(): Iterable<PostingEntry>;
-  /** The served query generator (an extractor's head only). */
-  readonly queryGenerator: QueryGeneratorSpec;
-  /** The extractor's df tail, when it has one. */
-  queryDfTail?(): Iterable<readonly [string, number]>;
-}
-
-/** The round a publish builds on: its published manifest and its artifact (the same content). */
-export interface PublishBase {
-  readonly manifest: ServingManifest;
-  readonly source: PublishSource;
-}
+import { toBase64 } from "../core/base64.js";
+import type { PostingBlock } from "../core/blocks.js";
+import { blockHash, queryDfKey, queryGeneratorKey } from "../core/contract.js";
+import { dfBucketOf, extractorOf } from "../core/query-generator.js";
+import type { PostingEntry, RoundItem } from "../core/round-format.js";
+import { shardOf } from "../core/shard.js";
+import { PUBLISH_LIMITS } from "./limits.js";
+import type { PublishBase, PublishSource } from "./source.js";
+import { InsertPacker, sqlText } from "./sql.js";
 
 /** One step of a publish: statements for the catalogue (db -1) or a shard (db s). */
 export interface Batch {
@@ -66,91 +37,6 @@ export interface Batch {
 
 /** The units Batch.at counts up to. */
 export const planUnits = (source: PublishSource) => source.header.itemCount + source.header.keywords + source.header.words;
-
-/** A SQL string literal. NUL cannot live in a SQLite text literal, so it is dropped. */
-export const sqlText = (s: string) => `'${s.split(String.fromCharCode(0)).join("").replace(/'/g, "''")}'`;
-
-/** Packs value tuples into INSERT statements within the row and byte limits. */
-export class InsertPacker {
-  private rows: string[] = [];
-  private bytes: number;
-  readonly done: string[] = [];
-
-  constructor(private readonly head: string) {
-    this.bytes = head.length;
-  }
-
-  add(tuple: string): void {
-    if (tuple.length + this.head.length + 2 > PUBLISH_LIMITS.statementBytes)
-      throw new RangeError(`one row is over ${PUBLISH_LIMITS.statementBytes} bytes of SQL`);
-    if (this.rows.length >= PUBLISH_LIMITS.rowsPerStatement || this.bytes + tuple.length + 1 > PUBLISH_LIMITS.statementBytes) this.flush();
-    this.rows.push(tuple);
-    this.bytes += tuple.length + 1;
-  }
-
-  flush(): void {
-    if (this.rows.length > 0) this.done.push(`${this.head} ${this.rows.join(",")};`);
-    this.rows = [];
-    this.bytes = this.head.length;
-  }
-}
-
-/** All of a tuple list as statements (tests and small callers). */
-export function packInserts(head: string, tuples: Iterable<string>): string[] {
-  const p = new InsertPacker(head);
-  for (const t of tuples) p.add(t);
-  p.flush();
-  return p.done;
-}
-
-export const queryGeneratorKey = (round: number, contentHash: string) => `qgen:${round}:${contentHash.slice(0, 16)}`;
-export const queryDfKey = (round: number, contentHash: string, bucket: number) => `qdf:${round}:${contentHash.slice(0, 16)}:${bucket}`;
-/** The worker's cache key for a query's keywords: `queryDigest` is the sha-256 hex of the normalised query. */
-export const keywordCacheKeyOf = (round: number, contentHash: string, queryDigest: string) => `kw:${round}:${contentHash.slice(0, 16)}:${queryDigest}`;
-
-/** sha-256 as hex through Web Crypto: the same in workerd and Node (block addresses here, keyword cache keys in the worker). */
-export async function sha256Hex(data: string | Uint8Array): Promise<string> {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
-  let hex = "";
-  for (const b of digest) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
-
-/** A block's content address: sha-256 of its bytes, first 32 hex digits. */
-export async function blockHash(data: Uint8Array): Promise<string> {
-  return (await sha256Hex(data)).slice(0, 32);
-}
-
-/** The serving manifest of a round published on `base` (or in full when base is null). */
-export function servingManifest(source: PublishSource, shardCount: number, base: ServingManifest | null, now = new Date()): ServingManifest {
-  const { manifest, header, queryGenerator } = source;
-  return {
-    format: SERVING_MANIFEST_FORMAT,
-    version: SERVING_MANIFEST_VERSION,
-    round: manifest.round,
-    contentHash: manifest.contentHash,
-    createdAt: manifest.createdAt,
-    publishedAt: now.toISOString(),
-    shardCount,
-    chain: [manifest.round, ...(base?.chain ?? [])],
-    stats: {
-      itemCount: header.itemCount,
-      totalLength: header.totalLength,
-      avgLength: header.itemCount > 0 && header.totalLength > 0 ? header.totalLength / header.itemCount : 1,
-    },
-    counts: { items: header.itemCount, keywords: header.keywords, words: header.words },
-    checksums: manifest.checksums,
-    metrics: manifest.metrics,
-    queryGenerator: {
-      kind: queryGenerator.kind,
-      ...(queryGenerator.kind === "llm" ? { model: queryGenerator.model } : {}),
-      policy: queryGenerator.kind !== "llm" || queryGenerator.policy !== undefined,
-    },
-    split: { seed: manifest.split.seed, train: manifest.split.train.length, dev: manifest.split.dev.length },
-    ranker: header.ranker ?? KEYWORD_RANKER,
-  };
-}
 
 const itemTuple = (round: number, ordinal: number, it: RoundItem) =>
   `(${round},${ordinal},${sqlText(it.id)},${sqlText(it.name)},${sqlText(it.class)},${sqlText(it.category)},${sqlText(JSON.stringify(it.keywords))})`;
@@ -288,6 +174,3 @@ export function kvValues(source: PublishSource, contentHash: string): Array<[str
   }
   return out;
 }
-
-/** Is this posting key a keyword's (else a word's)? */
-export const isKeywordKey = (key: string) => key.startsWith(POSTING_PREFIX.keyword);

@@ -2,6 +2,8 @@
  * An experiment's configuration: what D1 stores (with its history) and KV
  * mirrors for the hot path. Weights are basis points of traffic.
  */
+import { SERVING_CONFIG_KEY } from "../../../core/contract.js";
+
 export const EXPERIMENT_LIMITS = {
   totalWeightBp: 10_000,
   abArmsMax: 8,
@@ -55,7 +57,7 @@ export interface Experiment {
 /** What the serving path needs (the KV mirror). */
 export type LiveExperiment = Pick<Experiment, "id" | "design" | "salt" | "arms" | "control" | "interleaveShareBp">;
 
-export const SERVING_CONFIG_KEY = "config:serving";
+export { SERVING_CONFIG_KEY };
 export const SERVING_CONFIG_VERSION = 1;
 
 /** What the hot path reads from KV: the running experiment, and the round that serves when none runs. */

@@ -7,12 +7,14 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
+import { keywordCacheKeyOf } from "../../core/contract.js";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { QUERY_KEYWORDS_FILE, readQueryKeywords } from "../../training/llm/query-keywords.js";
 import { artifactsDir, readManifest, roundDir, roundIndexHeader, roundItems, roundPostings, roundQueryGenerator } from "../../training/round-artifact.js";
-import { keywordCacheKeyOf, PUBLISH_LIMITS, type PublishBase, type PublishSource } from "../../workers/publish/plan.js";
-import { type PublishOptions, type PublishProgress, type PublishReport, publishedManifests, publishRound } from "../../workers/publish/publisher.js";
-import type { PublishTarget } from "../../workers/publish/target.js";
+import { PUBLISH_LIMITS } from "../limits.js";
+import { type PublishOptions, type PublishProgress, type PublishReport, publishedManifests, publishRound } from "../publisher.js";
+import type { PublishBase, PublishSource } from "../source.js";
+import type { PublishTarget } from "../target.js";
 import type { OpenTarget } from "./targets.js";
 
 /** A round artifact as a publish source: every read streams the file again and checks its checksum. */

@@ -1,24 +1,44 @@
-/** PublishSources over rounds held in memory (tests, and rounds a benchmark derives). Node streams artifacts instead (scripts/publish/local.ts). */
-import { BLOCK_LIMITS } from "../../core/blocks.js";
-import { compareIds } from "../../core/ids.js";
-import type { KeywordIndex } from "../../core/inverted-index.js";
-import { extractorOf, type QueryGeneratorSpec, splitExtractorDf, withExtractor } from "../../core/query-generator.js";
+/**
+ * What a publish reads: a round as a stream of items and postings
+ * (PublishSource), and the round it builds on. Sources over rounds held in
+ * memory are here (tests, and rounds a benchmark derives); Node streams
+ * artifacts instead (publish/node/artifact.ts).
+ */
+import { BLOCK_LIMITS } from "../core/blocks.js";
+import type { ServingManifest } from "../core/contract.js";
+import { compareIds } from "../core/ids.js";
+import type { KeywordIndex } from "../core/inverted-index.js";
+import { extractorOf, type QueryGeneratorSpec, splitExtractorDf, withExtractor } from "../core/query-generator.js";
 import {
   type IndexHeader,
   indexFromPostings,
   indexHeader,
   indexPostings,
+  type MemoryRound,
+  type PostingEntry,
   parsePostingLine,
   type RoundItem,
   type RoundManifest,
-} from "../../core/round-format.js";
-import type { PublishSource } from "./plan.js";
+} from "../core/round-format.js";
 
-export interface MemoryRound {
+/** A round as the plan reads it; Node streams it from the artifact, tests give arrays. */
+export interface PublishSource {
   readonly manifest: RoundManifest;
-  readonly items: readonly RoundItem[];
-  readonly index: KeywordIndex;
+  readonly header: IndexHeader;
+  /** Items in ordinal order. */
+  items(): Iterable<RoundItem>;
+  /** Postings in key order. */
+  postings(): Iterable<PostingEntry>;
+  /** The served query generator (an extractor's head only). */
   readonly queryGenerator: QueryGeneratorSpec;
+  /** The extractor's df tail, when it has one. */
+  queryDfTail?(): Iterable<readonly [string, number]>;
+}
+
+/** The round a publish builds on: its published manifest and its artifact (the same content). */
+export interface PublishBase {
+  readonly manifest: ServingManifest;
+  readonly source: PublishSource;
 }
 
 export function memorySource(r: MemoryRound, maxBlockBytes: number = BLOCK_LIMITS.maxBlockBytes): PublishSource {

@@ -9,19 +9,11 @@
  * redoing the batch in flight is harmless); one with other content clears the
  * round's partial rows and starts again.
  */
-import { SERVING_CONFIG_KEY, type ServingConfig } from "../experiments/config.js";
-import { parseServingManifest, type ServingManifest } from "./manifest.js";
-import {
-  type Batch,
-  kvValues,
-  PUBLISH_LIMITS,
-  type PublishBase,
-  type PublishSource,
-  planBatches,
-  planUnits,
-  queryGeneratorKey,
-  servingManifest,
-} from "./plan.js";
+import { parseServingManifest, ROUND_KV_PREFIXES, type ServingManifest, servingManifestOf } from "../core/contract.js";
+import { PUBLISH_LIMITS } from "./limits.js";
+import { type Batch, kvValues, planBatches, planUnits } from "./plan.js";
+import type { PublishBase, PublishSource } from "./source.js";
+import { sqlText } from "./sql.js";
 import type { PublishTarget } from "./target.js";
 
 export class PublishError extends Error {}
@@ -78,8 +70,6 @@ async function roundRow(target: PublishTarget, round: number): Promise<{ state: 
   return { state: row.slice(0, cut), manifest: row.slice(cut + 1) };
 }
 
-const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
-
 async function clearRoundRows(target: PublishTarget, round: number): Promise<void> {
   await target.catalog.execute([`DELETE FROM items WHERE round = ${round}`]);
   for (const shard of target.shards) {
@@ -98,7 +88,7 @@ export async function publishRound(
   const shardCount = target.shards.length;
   const contentHash = source.manifest.contentHash;
   if (base && (base.manifest.shardCount !== shardCount || base.manifest.chain.length >= PUBLISH_LIMITS.maxChain)) base = null;
-  const manifest = servingManifest(source, shardCount, base?.manifest ?? null);
+  const manifest = servingManifestOf(source, shardCount, base?.manifest.chain ?? []);
   const existing = await roundRow(target, round);
   let replaced = false;
   if (existing?.state === "published") {
@@ -115,7 +105,7 @@ export async function publishRound(
   const marker = existing?.state === "publishing" ? (JSON.parse(existing.manifest) as Partial<Marker>) : null;
   const resume = marker?.contentHash === contentHash && (marker.base ?? null) === (base?.manifest.round ?? null) ? (marker.batches ?? 0) : 0;
   const markerSql = (batches: number) =>
-    `INSERT OR REPLACE INTO rounds (round, state, manifest, updated_at) VALUES (${round}, 'publishing', ${quote(
+    `INSERT OR REPLACE INTO rounds (round, state, manifest, updated_at) VALUES (${round}, 'publishing', ${sqlText(
       JSON.stringify({ round, contentHash, base: base?.manifest.round ?? null, batches } satisfies Marker),
     )}, '${new Date().toISOString()}')`;
   const writeMarker = (batches: number) => target.catalog.execute([markerSql(batches)]);
@@ -170,7 +160,7 @@ export async function publishRound(
   const lost = rest.filter(([k]) => !listed.has(k));
   if (lost.length > 0) throw new PublishError(`round ${round}: ${lost.length} KV values did not land (${lost[0]?.[0]} …)`);
   await target.catalog.execute([
-    `UPDATE rounds SET state = 'published', manifest = ${quote(JSON.stringify(manifest))}, updated_at = '${new Date().toISOString()}' WHERE round = ${round} AND state = 'publishing'`,
+    `UPDATE rounds SET state = 'published', manifest = ${sqlText(JSON.stringify(manifest))}, updated_at = '${new Date().toISOString()}' WHERE round = ${round} AND state = 'publishing'`,
   ]);
   const after = await roundRow(target, round);
   if (after?.state !== "published") throw new PublishError(`round ${round} changed state during publish`);
@@ -193,12 +183,23 @@ async function dependents(target: PublishTarget, round: number): Promise<number[
   return (await publishedManifests(target, round)).filter((m) => m.chain.includes(round)).map((m) => m.round);
 }
 
-/** Rounds that serve traffic: the running experiment's arms, else the default round (last promoted or rolled back), else the newest. */
+/**
+ * Rounds that serve traffic, as D1 (the source of truth, not its KV mirror)
+ * says: the running experiment's arms, else the default round (the winner of
+ * the last promoted experiment, the control of the last rolled-back one),
+ * else the newest published round. Mirrors workers/search/experiments/store.ts servingConfig.
+ */
 export async function servingRounds(target: PublishTarget): Promise<number[]> {
-  const text = await target.kv.get(SERVING_CONFIG_KEY);
-  const config = text ? (JSON.parse(text) as ServingConfig) : null;
-  if (config?.experiment) return config.experiment.arms.map((a) => a.round);
-  if (config?.defaultRound != null) return [config.defaultRound];
+  const running = (await target.catalog.scalar("SELECT config FROM experiments WHERE state = 'running' LIMIT 1")) as string | null;
+  if (running) return (JSON.parse(running) as { arms: Array<{ round: number }> }).arms.map((a) => a.round);
+  const ended = (await target.catalog.scalar("SELECT config FROM experiments WHERE state IN ('promoted', 'rolled_back') ORDER BY updated_at DESC LIMIT 1")) as
+    | string
+    | null;
+  if (ended) {
+    const last = JSON.parse(ended) as { state: string; winner?: number; control: number };
+    const round = last.state === "promoted" ? (last.winner ?? null) : last.control;
+    if (round !== null) return [round];
+  }
   const newest = await target.catalog.scalar("SELECT MAX(round) FROM rounds WHERE state = 'published'");
   return newest === null ? [] : [Number(newest)];
 }
@@ -212,13 +213,8 @@ export async function unpublishRound(target: PublishTarget, round: number, opts:
   const builtOn = await dependents(target, round);
   if (builtOn.length > 0)
     throw new PublishError(`round ${round} is the base of round ${builtOn.join(", ")}: unpublish ${builtOn.length > 1 ? "those" : "that"} first`);
-  // Published rows hold the full manifest, interrupted ones a progress marker: both carry the content hash.
-  const hash = (JSON.parse(existing.manifest) as { contentHash: string }).contentHash;
   await target.catalog.execute([`UPDATE rounds SET state = 'unpublishing' WHERE round = ${round}`]);
   await clearRoundRows(target, round);
-  await target.kv.deletePrefix(queryGeneratorKey(round, hash));
-  await target.kv.deletePrefix(`qdf:${round}:`);
-  await target.kv.deletePrefix(`p:${round}:`);
-  await target.kv.deletePrefix(`kw:${round}:`);
+  for (const prefix of ROUND_KV_PREFIXES) await target.kv.deletePrefix(`${prefix}${round}:`);
   await target.catalog.execute([`DELETE FROM rounds WHERE round = ${round}`]);
 }

@@ -5,8 +5,9 @@
  * the newest published round. An arm whose round is not published falls
  * back to control, so an experiment can never make search fail.
  */
-import { fnv1a32 } from "../../core/shard.js";
-import type { ServingManifest } from "../publish/manifest.js";
+
+import type { ServingManifest } from "../../../core/contract.js";
+import { fnv1a32 } from "../../../core/shard.js";
 import { armOfBucket, bucketOf } from "./assignment.js";
 import type { ServingConfig } from "./store.js";
 

@@ -12,10 +12,10 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getPlatformProxy } from "wrangler";
-import { sqlText } from "../../workers/publish/plan.js";
-import { type D1Like, d1Database, type KeyValueStore, type KvLike, kvStore, type PublishTarget, type SqlDatabase } from "../../workers/publish/target.js";
-import { wrangler } from "../wrangler.js";
+import { sqlText } from "../sql.js";
+import { type D1Like, d1Database, type KeyValueStore, type KvLike, kvStore, type PublishTarget, type SqlDatabase } from "../target.js";
 import type { D1Config, DeployConfig } from "./deploy-config.js";
+import { wrangler } from "./wrangler.js";
 
 export const DEFAULT_STATE_DIR = ".wrangler/state";
 

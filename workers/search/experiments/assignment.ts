@@ -9,7 +9,7 @@
  * nobody else changes arm. The price: each treatment arm holds at most
  * 10 000 / K bp (5 000 with two treatments, all of it with one).
  */
-import { fmix32, fnv1a32 } from "../../core/shard.js";
+import { fmix32, fnv1a32 } from "../../../core/shard.js";
 import { type Arm, EXPERIMENT_LIMITS } from "./config.js";
 
 export function bucketOf(salt: string, userKey: string): number {

@@ -1,0 +1,203 @@
+/**
+ * The `lexical` backend's phase runners (Alg. 1 and 2): Phase 1's supervised
+ * init of both policies, the query phase's GRPO against the frozen item index
+ * (eq. 2.2), the item phase's GRPO against the frozen query index (eq. 2.3,
+ * App. B.3), and the evaluation after each phase.
+ */
+import { getOrInsert } from "../core/collections.js";
+import { HINT_LIMITS, type HintSource, indexHintSource } from "../core/hints.js";
+import type { KeywordIndex } from "../core/inverted-index.js";
+import { type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
+import type { QueryGenerator } from "../core/query-generator.js";
+import { KEYWORD_RANKER } from "../core/ranker.js";
+import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
+import type { Rng } from "../core/rng.js";
+import { decodeQuery } from "../core/set-policy.js";
+import { type HistoryPoint, loadParams, saveParams } from "./checkpoint.js";
+import { evaluateKeywords } from "./evaluate.js";
+import {
+  buildItemIndex,
+  carryOver,
+  decodeItemSets,
+  decodeQueries,
+  itemCandidates,
+  itemIndexSets,
+  itemSetsOf,
+  itemSideVocabulary,
+  queryCandidateSets,
+  queryIndexSets,
+  querySideVocabulary,
+  sftQueryTargets,
+  type TrainData,
+} from "./lexical-data.js";
+import { phasesOf, type State, TRAIN_DEFAULTS, type TrainOptions, type TrainProgress } from "./lexical-options.js";
+import { epochBatches, grpoStep, sftStep } from "./phase.js";
+import { FrozenIndex, itemRewardFn, queryRewardFn, transposedItemRewardFn } from "./rewards.js";
+import { type Round, readRound } from "./round-artifact.js";
+
+/** The index a round over these item sets ships: its word postings are opts.ranker's. */
+export const servedIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions) =>
+  buildItemIndex(data, itemSets, opts.ranker ?? KEYWORD_RANKER);
+
+/**
+ * The query policy's search hints over a served index (core/hints.ts), so
+ * training sees the hints serving computes. None under --no-hints.
+ */
+export const hintsOver = (index: KeywordIndex, opts: TrainOptions): HintSource | undefined =>
+  opts.ablations.noHints ? undefined : indexHintSource(index, HINT_LIMITS.topK);
+
+/**
+ * The item policy's candidates: the item's n-grams plus keywords of the query
+ * index the current query policy produces (decoded against round 0's item
+ * vocabulary, a fixed reference, so the same recipe serves training,
+ * decoding and resuming).
+ */
+function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions) {
+  const querySets = decodeQueries(state.query, baseQueryCandidates(data, opts));
+  return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)));
+}
+
+/**
+ * The training queries' candidates against round 0's item sets, memoised:
+ * the reference never changes within a run, and a TrainData belongs to one
+ * run (prepareData per trainLexical call), so to one set of options.
+ */
+const baseCandidates = new WeakMap<TrainData, ReturnType<typeof queryCandidateSets>>();
+const baseQueryCandidates = (data: TrainData, opts: TrainOptions) =>
+  getOrInsert(baseCandidates, data, () =>
+    queryCandidateSets(data.train, itemSideVocabulary(data, data.baseItemSets), hintsOver(servedIndex(data, data.baseItemSets, opts), opts)),
+  );
+
+const itemSetsFrom = (data: TrainData, policies: Pick<State, "query" | "item">, opts: TrainOptions): string[][] =>
+  decodeItemSets(policies.item, currentItemCandidates(data, policies, opts));
+
+/** Item sets decoded from the current policies (not read from a round), recording which policies decoded them. */
+export function decodeItems(data: TrainData, state: State, opts: TrainOptions): string[][] {
+  state.checkpoint.itemsDecodedWith = { query: saveParams(state.query), item: saveParams(state.item) };
+  return itemSetsFrom(data, state, opts);
+}
+
+/**
+ * The item sets a run (or a resumed run) starts from: the last written round's
+ * after an item phase (they carry keywords over, see runItemPhase), the
+ * starting round's when continuing from one, none while Phase 1 is still to
+ * run (it decodes them), else those the policies decoded before the
+ * interruption (after Phase 1), else the current policies'.
+ */
+export function initialItemSets(data: TrainData, state: State, start: Round, opts: TrainOptions): string[][] {
+  const phases = phasesOf(opts);
+  if (phases.some((p) => p.side === "sft") && !state.checkpoint.completed.includes("sft")) return [];
+  const itemRoundsDone = phases.flatMap((p) => (p.side === "item" && state.checkpoint.completed.includes(`item-${p.round}`) ? [p.round] : []));
+  const lastItemRound = Math.max(-1, ...itemRoundsDone);
+  if (lastItemRound >= 0) return itemSetsOf(data, readRound(lastItemRound, opts.artifactsRoot));
+  if (opts.fromRound > 0) return itemSetsOf(data, start);
+  const was = state.checkpoint.itemsDecodedWith;
+  if (was) return itemSetsFrom(data, { query: loadParams(was.query), item: loadParams(was.item) }, opts);
+  return decodeItems(data, state, opts);
+}
+
+/** The query policy as serving runs it, against an item index's vocabulary and hints. */
+export const queryGenerator =
+  (state: State, vocab: PolicyVocabulary, hints: HintSource | undefined): QueryGenerator =>
+  (q) =>
+    decodeQuery(state.query, queryCandidates(vocab, q, hints?.(q)), REWARD_LIMITS.kMax);
+
+export function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions) {
+  const index = servedIndex(data, itemSets, opts);
+  const gen = queryGenerator(state, itemSideVocabulary(data, itemSets), hintsOver(index, opts));
+  return { dev: evaluateKeywords(index, gen, data.dev, data.devLeftOut), train: evaluateKeywords(index, gen, data.train, data.trainLeftOut) };
+}
+
+export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptions, progress: TrainProgress): void {
+  const qCands = baseQueryCandidates(data, opts);
+  const qTargets = sftQueryTargets(data, data.baseItemSets);
+  const iCands = itemCandidates(
+    data,
+    querySideVocabulary(
+      data,
+      queryIndexSets(
+        data,
+        qTargets.map((t) => [...t]),
+      ),
+    ),
+  );
+  const iTargets = data.baseItemSets.map((s) => new Set(s));
+  const steps = opts.epochs.sft * (Math.ceil(qCands.length / TRAIN_DEFAULTS.batch.sft) + Math.ceil(iCands.length / TRAIN_DEFAULTS.batch.sft));
+  progress.phaseStart("sft", steps);
+  for (let e = 0; e < opts.epochs.sft; e++) {
+    for (const b of epochBatches(qCands.length, TRAIN_DEFAULTS.batch.sft, rng)) {
+      progress.step({ loss: sftStep(state.query, state.checkpoint.query.adam, qCands, qTargets, b, TRAIN_DEFAULTS.lr.sft) });
+    }
+    for (const b of epochBatches(iCands.length, TRAIN_DEFAULTS.batch.sft, rng)) {
+      progress.step({ loss: sftStep(state.item, state.checkpoint.item.adam, iCands, iTargets, b, TRAIN_DEFAULTS.lr.sft) });
+    }
+  }
+}
+
+export function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): void {
+  const vocab = itemSideVocabulary(data, itemSets);
+  // One index for the hints and the phase's dev F1 (F1 is over I_ret(q), which the ranker does not move).
+  const index = servedIndex(data, itemSets, opts);
+  const hints = hintsOver(index, opts);
+  const cands = queryCandidateSets(data.train, vocab, hints);
+  const reward = queryRewardFn(new FrozenIndex(itemIndexSets(data, itemSets)), data.train);
+  const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.query);
+  progress.phaseStart(`query-${round}`, opts.epochs.query * perEpoch);
+  for (let e = 0; e < opts.epochs.query; e++) {
+    for (const b of epochBatches(cands.length, TRAIN_DEFAULTS.batch.query, rng)) {
+      const s = grpoStep(state.query, state.checkpoint.query.adam, cands, b, reward, rng, {
+        lr: TRAIN_DEFAULTS.lr.query,
+        groupSize: TRAIN_DEFAULTS.groupSize,
+        // Independent rollouts leave every set weight at 0, and then serving's sequential decoder decides exactly as independent decisions do.
+        ...(opts.queryDecoding === "sequential" ? { sequentialKMax: REWARD_LIMITS.kMax } : {}),
+      });
+      const step = ++state.checkpoint.step;
+      const point: HistoryPoint = { step, phase: `query-${round}`, round, side: "query", meanReward: s.meanReward };
+      if (step % TRAIN_DEFAULTS.evalEverySteps === 0) {
+        state.checkpoint.history.push({ ...point, devF1: evaluateKeywords(index, queryGenerator(state, vocab, hints), data.dev, data.devLeftOut).f1 });
+      } else state.checkpoint.history.push(point);
+      progress.step({ meanReward: s.meanReward });
+    }
+  }
+}
+
+export function runItemPhase(
+  data: TrainData,
+  state: State,
+  itemSets: string[][],
+  rng: Rng,
+  opts: TrainOptions,
+  round: number,
+  progress: TrainProgress,
+): string[][] {
+  // The frozen query index (Alg. 2, line 4): the current query policy against the current item index.
+  const qIndexSets = queryIndexSets(
+    data,
+    decodeQueries(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, itemSets), hintsOver(servedIndex(data, itemSets, opts), opts))),
+  );
+  const visible = new Set(qIndexSets.flat());
+  const cands = currentItemCandidates(data, state, opts).map((c) => c.filter((x) => visible.has(x.keyword)));
+  const itemSetsWithNames = itemIndexSets(data, itemSets);
+  let reward: (i: number, k: readonly string[]) => number;
+  if (opts.ablations.itemReward === "transposed-f1") {
+    const relQ = new Map<number, Set<number>>();
+    data.train.forEach((q, j) => {
+      for (const i of q.relevant) relQ.set(i, (relQ.get(i) ?? new Set()).add(j));
+    });
+    reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
+  } else {
+    reward = itemRewardFn(
+      new ItemRewardContext({ itemSets: itemSetsWithNames, itemNames: data.names, querySets: qIndexSets, relevant: data.train.map((q) => q.relevant) }),
+    );
+  }
+  const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.item);
+  progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
+  for (let e = 0; e < opts.epochs.item; e++) {
+    for (const b of epochBatches(cands.length, TRAIN_DEFAULTS.batch.item, rng)) {
+      const s = grpoStep(state.item, state.checkpoint.item.adam, cands, b, reward, rng, { lr: TRAIN_DEFAULTS.lr.item, groupSize: TRAIN_DEFAULTS.groupSize });
+      state.checkpoint.history.push({ step: ++state.checkpoint.step, phase: `item-${round}`, round, side: "item", meanReward: s.meanReward });
+      progress.step({ meanReward: s.meanReward });
+    }
+  }
+  return carryOver(decodeItemSets(state.item, cands), itemSets, visible);
+}

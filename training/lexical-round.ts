@@ -1,0 +1,50 @@
+/** Writes a trained round of the `lexical` backend: its item sets, served index, query policy and both policies. */
+
+import { HINT_LIMITS } from "../core/hints.js";
+import type { MetricSummary } from "../core/metrics.js";
+import { policySpec } from "../core/policy-spec.js";
+import { policyGeneratorSpec } from "../core/query-generator.js";
+import { KEYWORD_RANKER } from "../core/ranker.js";
+import { REWARD_LIMITS } from "../core/reward.js";
+import { saveParams } from "./checkpoint.js";
+import { itemSideVocabulary, roundItems, type TrainData } from "./lexical-data.js";
+import { type State, TRAIN_DEFAULTS, type TrainOptions } from "./lexical-options.js";
+import { servedIndex } from "./lexical-phases.js";
+import { writeRound } from "./round-artifact.js";
+
+export function writeTrainedRound(
+  data: TrainData,
+  state: State,
+  itemSets: string[][],
+  round: number,
+  split: Parameters<typeof writeRound>[0]["split"],
+  opts: TrainOptions,
+  summary: { dev: MetricSummary; train: MetricSummary },
+): void {
+  const vocab = itemSideVocabulary(data, itemSets);
+  writeRound(
+    {
+      round,
+      split,
+      config: {
+        generator: "lexical-policy",
+        backend: "lexical",
+        seed: opts.seed,
+        fromRound: opts.fromRound,
+        epochs: opts.epochs,
+        ablations: opts.ablations,
+        hyper: TRAIN_DEFAULTS,
+        ranker: opts.ranker ?? KEYWORD_RANKER,
+        queryDecoding: opts.queryDecoding ?? "independent",
+      },
+      items: roundItems(data, itemSets),
+      index: servedIndex(data, itemSets, opts),
+      queryGenerator: policyGeneratorSpec(
+        policySpec("query", state.query, vocab, REWARD_LIMITS.kMax, opts.ablations.noHints ? undefined : { topK: HINT_LIMITS.topK }),
+      ),
+      metrics: { dev: summary.dev, train: summary.train, phases: state.checkpoint.phaseMetrics.filter((m) => m.round === round) },
+      extraFiles: { "policies.json": JSON.stringify({ query: saveParams(state.query), item: saveParams(state.item) }) },
+    },
+    opts.artifactsRoot,
+  );
+}
