@@ -142,6 +142,20 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return hex;
 }
 
+/**
+ * Compares a presented token with the expected one in constant time: both
+ * are hashed first, so neither the expected token's length nor a matching
+ * prefix shows in the time taken (the worker's admin and judge tokens, the
+ * reward service's).
+ */
+export async function tokensEqual(given: string, expected: string): Promise<boolean> {
+  const digest = async (text: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  const [a, b] = await Promise.all([digest(given), digest(expected)]);
+  let diff = 0;
+  for (let j = 0; j < a.length; j++) diff |= (a[j] as number) ^ (b[j] as number);
+  return diff === 0;
+}
+
 /** A block's content address: sha-256 of its bytes, first 32 hex digits. */
 export async function blockHash(data: Uint8Array): Promise<string> {
   return (await sha256Hex(data)).slice(0, 32);

@@ -7,19 +7,8 @@
 import { BLOCK_LIMITS } from "../core/blocks.js";
 import type { ServingManifest } from "../core/contract.js";
 import { compareIds } from "../core/ids.js";
-import type { KeywordIndex } from "../core/inverted-index.js";
 import { extractorOf, type QueryGeneratorSpec, splitExtractorDf, withExtractor } from "../core/query-generator.js";
-import {
-  type IndexHeader,
-  indexFromPostings,
-  indexHeader,
-  indexPostings,
-  type MemoryRound,
-  type PostingEntry,
-  parsePostingLine,
-  type RoundItem,
-  type RoundManifest,
-} from "../core/round-format.js";
+import { type IndexHeader, indexHeader, indexPostings, type MemoryRound, type PostingEntry, type RoundItem, type RoundManifest } from "../core/round-format.js";
 
 /** A round as the plan reads it; Node streams it from the artifact, tests give arrays. */
 export interface PublishSource {
@@ -59,35 +48,4 @@ export function memorySource(r: MemoryRound, maxBlockBytes: number = BLOCK_LIMIT
     queryGenerator: split ? withExtractor(r.queryGenerator, split.head) : r.queryGenerator,
     queryDfTail: () => split?.tail ?? [],
   };
-}
-
-/** A round as plain JSON (the workerd tests receive rounds built in Node so): posting lines as in postings.jsonl. */
-export interface WireRound {
-  readonly manifest: RoundManifest;
-  readonly header: IndexHeader;
-  readonly items: readonly RoundItem[];
-  readonly postings: readonly string[];
-  readonly queryGenerator: QueryGeneratorSpec;
-  readonly queryDfTail: ReadonlyArray<readonly [string, number]>;
-}
-
-export function wireSource(w: WireRound): PublishSource {
-  return {
-    manifest: w.manifest,
-    header: w.header,
-    items: () => w.items,
-    postings: () => w.postings.map(parsePostingLine),
-    queryGenerator: w.queryGenerator,
-    queryDfTail: () => w.queryDfTail,
-  };
-}
-
-/** The in-memory index of a wire round (the reference the served results must equal). */
-export function wireIndex(w: WireRound): KeywordIndex {
-  return indexFromPostings(
-    w.items.map((i) => i.id),
-    w.header.totalLength,
-    w.postings.map(parsePostingLine),
-    w.header.ranker,
-  );
 }

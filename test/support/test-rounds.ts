@@ -1,5 +1,5 @@
 /** The rounds the workerd tests receive as a JSON binding (built in Node by worker-fixtures.ts). */
-import type { WireRound } from "../../publish/source.js";
+import type { WireRound } from "./wire-round.js";
 
 export interface TestRounds {
   /** Round 0 of the synthetic catalogue: extractor query generator. */

@@ -10,13 +10,13 @@ import { type ExtractorGeneratorSpec, llmGeneratorSpec, loadQueryGenerator } fro
 import { type RankerSpec, TEXT_RANKER } from "../../core/ranker.js";
 import { postingLine } from "../../core/round-format.js";
 import { artifactSource } from "../../publish/node/artifact.js";
-import type { WireRound } from "../../publish/source.js";
 import { loadWands } from "../../training/data/wands.js";
 import { trainLexical } from "../../training/lexical.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
 import { buildRound0 } from "../../training/round0.js";
 import { wandsDir, writeSyntheticWands } from "../fixtures.js";
 import type { TestRounds } from "./test-rounds.js";
+import type { WireRound } from "./wire-round.js";
 
 /** A round artifact as JSON, as the publisher streams it. */
 export function toWire(round: ReturnType<typeof readRound>): WireRound {

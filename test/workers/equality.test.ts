@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
-import { type WireRound, wireIndex } from "../../publish/source.js";
+import { type WireRound, wireIndex } from "../support/wire-round.js";
 import { getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();

@@ -4,7 +4,6 @@ import { env } from "cloudflare:workers";
 import { parseServingManifest } from "../../core/contract.js";
 import { type PublishOptions, publishRound } from "../../publish/publisher.js";
 import type { PublishBase, PublishSource } from "../../publish/source.js";
-import { type WireRound, wireSource } from "../../publish/source.js";
 import { d1Database, kvStore, type PublishTarget } from "../../publish/target.js";
 import { createApp } from "../../workers/search/app.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
@@ -15,6 +14,7 @@ import { resetBreakers } from "../../workers/search/llm-breaker.js";
 import { postingLru } from "../../workers/search/middleware/services.js";
 import { dfBucketLru } from "../../workers/search/query-df.js";
 import type { TestRounds } from "../support/test-rounds.js";
+import { type WireRound, wireSource } from "../support/wire-round.js";
 
 export function target(): PublishTarget {
   return { catalog: d1Database(env.CATALOG), shards: shardDatabases(env).map(d1Database), kv: kvStore(env.CACHE) };

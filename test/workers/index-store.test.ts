@@ -5,13 +5,13 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { keywordKey, wordKey } from "../../core/shard.js";
-import { wireIndex } from "../../publish/source.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
 import { D1IndexStore } from "../../workers/search/store/d1-store.js";
 import type { IndexStore, RoundRef } from "../../workers/search/store/index-store.js";
 import { KvCachedStore } from "../../workers/search/store/kv-store.js";
 import { LruCachedStore, newPostingLru } from "../../workers/search/store/lru-store.js";
 import { MemoryIndexStore } from "../../workers/search/store/memory-store.js";
+import { wireIndex } from "../support/wire-round.js";
 import { publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();

@@ -1,6 +1,6 @@
 /** A trained round's query policy gives the same keywords in workerd as in Node, and the worker serves with it. */
 import { describe, expect, it } from "vitest";
-import { wireIndex } from "../../publish/source.js";
+import { wireIndex } from "../support/wire-round.js";
 import { getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { publishRound, unpublishRound } from "../../publish/publisher.js";
-import { wireSource } from "../../publish/source.js";
 import type { PublishTarget, SqlDatabase } from "../../publish/target.js";
 import { clearRoundCache } from "../../workers/search/catalog.js";
 import { clearServingConfigCache } from "../../workers/search/experiments/live.js";
 import { SERVING_CONFIG_KEY, type ServingConfig } from "../../workers/search/experiments/store.js";
+import { wireSource } from "../support/wire-round.js";
 import { get, getJson, publish, publishReport, target, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();

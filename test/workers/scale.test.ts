@@ -14,9 +14,9 @@ import { indexHeader, indexPostings, postingLine, type RoundItem } from "../../c
 import { keywordKey } from "../../core/shard.js";
 import { unpublishRound } from "../../publish/publisher.js";
 import type { PublishSource } from "../../publish/source.js";
-import { type WireRound, wireIndex } from "../../publish/source.js";
 import { shardDatabases } from "../../workers/search/bindings.js";
 import { D1IndexStore } from "../../workers/search/store/d1-store.js";
+import { type WireRound, wireIndex } from "../support/wire-round.js";
 import { clearIsolateCaches, getJson, publish, publishReport, target, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();

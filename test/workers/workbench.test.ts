@@ -6,7 +6,7 @@ import { f1FromCounts } from "../../core/metrics.js";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
-import { wireIndex } from "../../publish/source.js";
+import { wireIndex } from "../support/wire-round.js";
 import { get, getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();

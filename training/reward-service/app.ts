@@ -9,10 +9,10 @@
  * Errors are application/problem+json: 401 without the token, 400 naming the
  * first bad sample, 413 over the body or batch limits, 404 elsewhere.
  */
-import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
+import { tokensEqual } from "../../core/contract.js";
 import { type RewardEnvironment, SampleError } from "./environment.js";
 
 export const REWARD_SERVICE_LIMITS = { bodyBytes: 32 * 2 ** 20, samplesPerRequest: 8192, solutionChars: 64 * 1024 } as const;
@@ -32,12 +32,6 @@ function problem(status: 400 | 401 | 404 | 413, title: string, detail: string) {
   });
 }
 
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 export function rewardApp(env: RewardEnvironment, token: string): Hono {
   if (token === "") throw new Error("the reward service needs a token (COGR_REWARD_TOKEN)");
   const app = new Hono();
@@ -46,7 +40,7 @@ export function rewardApp(env: RewardEnvironment, token: string): Hono {
     "/v1/score",
     async (c, next) => {
       const auth = c.req.header("authorization") ?? "";
-      if (!auth.startsWith("Bearer ") || !sameToken(auth.slice(7), token))
+      if (!auth.startsWith("Bearer ") || !(await tokensEqual(auth.slice(7), token)))
         return problem(401, "Unauthorized", "send Authorization: Bearer <COGR_REWARD_TOKEN>");
       await next();
     },

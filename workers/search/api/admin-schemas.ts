@@ -23,7 +23,7 @@ export const ExperimentSchema = z
     id: z.string(),
     design: z.enum(["ab", "interleave"]),
     salt: z.string(),
-    arms: z.array(ArmSchema),
+    arms: z.array(ArmSchema).readonly(),
     control: round,
     interleaveShareBp: bp,
     guardrails: GuardrailsSchema,
@@ -59,39 +59,43 @@ export const EndBody = z
   })
   .openapi("EndExperiment");
 
-const Sequential = z.object({ difference: z.number(), pValue: z.number(), confidenceSequence: z.array(z.number()).length(2) });
+const Sequential = z.object({ difference: z.number(), pValue: z.number(), confidenceSequence: z.array(z.number()).length(2).readonly() });
 
 export const ReportSchema = z
   .object({
     experiment: z.string(),
     design: z.enum(["ab", "interleave"]),
-    arms: z.array(
-      z.object({
-        arm: z.string(),
-        round: round.nullable(),
-        searches: z.number().int(),
-        users: z.number().int(),
-        clickedSearches: z.number().int(),
-        ctr: z.number(),
-        zeroResultRate: z.number(),
-        errorRate: z.number(),
-        fallbackRate: z.number(),
-        p50LatencyMs: z.number(),
-        p95LatencyMs: z.number(),
-      }),
-    ),
-    comparisons: z.array(
-      z.object({
-        arm: z.string(),
-        ctr: z.object({
-          z: z.object({ difference: z.number(), ci95: z.array(z.number()).length(2), z: z.number(), pValue: z.number() }),
-          sequential: Sequential,
-          alwaysValidP: z.number(),
-          mde: z.number().nullable(),
+    arms: z
+      .array(
+        z.object({
+          arm: z.string(),
+          round: round.nullable(),
+          searches: z.number().int(),
+          users: z.number().int(),
+          clickedSearches: z.number().int(),
+          ctr: z.number(),
+          zeroResultRate: z.number(),
+          errorRate: z.number(),
+          fallbackRate: z.number(),
+          p50LatencyMs: z.number(),
+          p95LatencyMs: z.number(),
         }),
-        verdict: z.string(),
-      }),
-    ),
+      )
+      .readonly(),
+    comparisons: z
+      .array(
+        z.object({
+          arm: z.string(),
+          ctr: z.object({
+            z: z.object({ difference: z.number(), ci95: z.array(z.number()).length(2).readonly(), z: z.number(), pValue: z.number() }),
+            sequential: Sequential,
+            alwaysValidP: z.number(),
+            mde: z.number().nullable(),
+          }),
+          verdict: z.string(),
+        }),
+      )
+      .readonly(),
     interleaving: z
       .object({
         wins: z.number().int(),
@@ -122,8 +126,10 @@ export const ChangeSchema = z
   })
   .openapi("ExperimentChange");
 
-export const ExperimentList = z.object({ experiments: z.array(ExperimentSchema) }).openapi("ExperimentList");
-export const ExperimentDetail = z.object({ experiment: ExperimentSchema, changes: z.array(ChangeSchema), report: ReportSchema }).openapi("ExperimentDetail");
+export const ExperimentList = z.object({ experiments: z.array(ExperimentSchema).readonly() }).openapi("ExperimentList");
+export const ExperimentDetail = z
+  .object({ experiment: ExperimentSchema, changes: z.array(ChangeSchema).readonly(), report: ReportSchema })
+  .openapi("ExperimentDetail");
 export const ExperimentOne = z.object({ experiment: ExperimentSchema }).openapi("ExperimentOne");
 export const IdParams = z.object({
   id: z

@@ -5,19 +5,9 @@
  * wrong: 403; none configured: every admin route answers 503, never open.
  */
 import { createMiddleware } from "hono/factory";
+import { tokensEqual } from "../../../core/contract.js";
 import type { Env } from "../bindings.js";
 import { Problem } from "../errors.js";
-
-async function digest(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-}
-
-export async function tokensEqual(given: string, expected: string): Promise<boolean> {
-  const [a, b] = await Promise.all([digest(given), digest(expected)]);
-  let diff = 0;
-  for (let j = 0; j < a.length; j++) diff |= (a[j] as number) ^ (b[j] as number);
-  return diff === 0;
-}
 
 export const adminAuth = createMiddleware<{ Bindings: Env }>(async (c, next) => {
   const expected = c.env.ADMIN_TOKEN;

@@ -133,14 +133,13 @@ async function end(c: Context<ServicesEnv>, id: string, action: "promote" | "rol
 }
 
 export function mountAdmin(app: ApiApp) {
-  // `as never`: the configuration types are readonly, the schema's inferred ones mutable; the contract test validates the bodies.
-  app.openapi(adminRoutes.list, async (c) => c.json({ experiments: await fromD1("listing experiments", () => storeOf(c).list()) } as never, 200));
+  app.openapi(adminRoutes.list, async (c) => c.json({ experiments: await fromD1("listing experiments", () => storeOf(c).list()) }, 200));
 
   app.openapi(adminRoutes.get, async (c) => {
     const store = storeOf(c);
     const e = await existing(store, c.req.valid("param").id);
     const changes = await fromD1("reading changes", () => store.changes(e.id));
-    return c.json({ experiment: e, changes, report: await report(c, store, e) } as never, 200);
+    return c.json({ experiment: e, changes, report: await report(c, store, e) }, 200);
   });
 
   app.openapi(adminRoutes.start, async (c) => {
@@ -151,7 +150,7 @@ export function mountAdmin(app: ApiApp) {
       await storeOf(c).start(made, "admin", `started by admin: ${made.design} ${made.arms.map((a) => `r${a.round}=${a.weight}`).join(" ")}`);
       return made;
     });
-    return c.json({ experiment: e } as never, 201);
+    return c.json({ experiment: e }, 201);
   });
 
   app.openapi(adminRoutes.ramp, async (c) => {
@@ -163,16 +162,16 @@ export function mountAdmin(app: ApiApp) {
       await store.change(e, next, "ramp", "admin", `ramped to ${next.arms.map((a) => `r${a.round}=${a.weight}`).join(" ")}`);
       return next;
     });
-    return c.json({ experiment: after } as never, 200);
+    return c.json({ experiment: after }, 200);
   });
 
   app.openapi(adminRoutes.promote, async (c) => {
     const { round, reason } = c.req.valid("json");
-    return c.json({ experiment: await end(c, c.req.valid("param").id, "promote", round, reason) } as never, 200);
+    return c.json({ experiment: await end(c, c.req.valid("param").id, "promote", round, reason) }, 200);
   });
 
   app.openapi(adminRoutes.rollback, async (c) => {
     const { reason } = c.req.valid("json");
-    return c.json({ experiment: await end(c, c.req.valid("param").id, "rollback", undefined, reason) } as never, 200);
+    return c.json({ experiment: await end(c, c.req.valid("param").id, "rollback", undefined, reason) }, 200);
   });
 }
