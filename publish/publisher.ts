@@ -185,12 +185,12 @@ async function dependents(target: PublishTarget, round: number): Promise<number[
 
 /**
  * Rounds that serve traffic, as D1 (the source of truth, not its KV mirror)
- * says: the running experiment's arms, else the default round (the winner of
+ * says: the running (or paused: it resumes) experiment's arms, else the default round (the winner of
  * the last promoted experiment, the control of the last rolled-back one),
  * else the newest published round. Mirrors workers/search/experiments/store.ts servingConfig.
  */
 export async function servingRounds(target: PublishTarget): Promise<number[]> {
-  const running = (await target.catalog.scalar("SELECT config FROM experiments WHERE state = 'running' LIMIT 1")) as string | null;
+  const running = (await target.catalog.scalar("SELECT config FROM experiments WHERE state IN ('running', 'paused') LIMIT 1")) as string | null;
   if (running) return (JSON.parse(running) as { arms: Array<{ round: number }> }).arms.map((a) => a.round);
   const ended = (await target.catalog.scalar("SELECT config FROM experiments WHERE state IN ('promoted', 'rolled_back') ORDER BY updated_at DESC LIMIT 1")) as
     | string

@@ -12,12 +12,15 @@ import { parseCli, runCli } from "./cli.js";
 const USAGE = "npm run ab-report [-- --id ID --url URL --json]";
 const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
 const p = (x: number) => (x < 1e-4 ? x.toExponential(1) : x.toFixed(4));
+/** A count: weighted counts (per network prefix) are fractional. */
+const n = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
 type Report = {
   arms: Array<{
     arm: string;
     searches: number;
     users: number;
+    counted: { searches: number; users: number };
     ctr: number;
     zeroResultRate: number;
     errorRate: number;
@@ -59,7 +62,9 @@ runCli(async () => {
     r.arms.map((a) => ({
       arm: a.arm,
       users: String(a.users),
+      "counted users": n(a.counted.users),
       searches: String(a.searches),
+      "counted searches": n(a.counted.searches),
       CTR: pct(a.ctr),
       "zero-result": pct(a.zeroResultRate),
       errors: pct(a.errorRate),
@@ -86,9 +91,10 @@ runCli(async () => {
   if (r.interleaving) {
     const i = r.interleaving;
     console.log(
-      `\ninterleaving: treatment wins ${i.wins}, loses ${i.losses}, ties ${i.ties}; sign test p = ${p(i.signTestP)}; always-valid p = ${p(i.alwaysValidP)}`,
+      `\ninterleaving (counted): treatment wins ${n(i.wins)}, loses ${n(i.losses)}, ties ${n(i.ties)}; sign test p = ${p(i.signTestP)}; always-valid p = ${p(i.alwaysValidP)}`,
     );
   }
+  console.log("\nrates, tests and SRM count each network prefix for at most a few users and searches (the counted columns).");
   console.log(
     `\nSRM: chi-square ${r.srm.chiSquare.toFixed(2)}, p = ${p(r.srm.pValue)}${r.srm.mismatch ? "  ← MISMATCH (p < 0.001): the split is broken" : ""}`,
   );

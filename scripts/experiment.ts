@@ -1,5 +1,5 @@
 /**
- * `npm run experiment -- start|ramp|promote|rollback|status …` against the
+ * `npm run experiment -- start|ramp|promote|rollback|resume|status …` against the
  * admin API of a running worker (`--url`, default http://127.0.0.1:8787;
  * ADMIN_TOKEN from the environment).
  *
@@ -7,6 +7,8 @@
  *   start --design interleave --control 3 --treatment 4 [--share 100] [--force]
  *   ramp --arm 3=50 --arm 4=50 [--id ID]      (percent; treatments only grow)
  *   promote [--round N] [--id ID]   rollback [--id ID]   status [--id ID]
+ *   resume [--count-suspects] [--id ID]   (after a guardrail pause; by default the
+ *                                          pause's suspect networks stop counting)
  *
  * Offline gate: `start` refuses a treatment whose recorded dev F1 is below
  * control's (GET /v1/rounds), unless --force.
@@ -15,7 +17,7 @@ import { adminClient, DEFAULT_URL } from "./admin-client.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE =
-  "npm run experiment -- start --design ab|interleave (--arm ROUND=PERCENT … | --control R --treatment R [--share PERCENT]) [--id ID] [--force] | ramp --arm ROUND=PERCENT … | promote [--round N] | rollback | status  [--id ID] [--url URL]";
+  "npm run experiment -- start --design ab|interleave (--arm ROUND=PERCENT … | --control R --treatment R [--share PERCENT]) [--id ID] [--force] | ramp --arm ROUND=PERCENT … | promote [--round N] | rollback | resume [--count-suspects] | status  [--id ID] [--url URL]";
 
 type Experiment = { id: string; design: string; state: string; arms: Array<{ round: number; weight: number }>; control: number; winner?: number };
 
@@ -62,6 +64,7 @@ runCli(async () => {
       id: { type: "string" },
       url: { type: "string" },
       force: { type: "boolean" },
+      "count-suspects": { type: "boolean" },
     },
     USAGE,
   );
@@ -69,7 +72,7 @@ runCli(async () => {
   const current = async (): Promise<Experiment> => {
     if (args.id) return ((await client.call("GET", `/admin/experiments/${encodeURIComponent(args.id)}`)) as { experiment: Experiment }).experiment;
     const list = (await client.call<{ experiments: Experiment[] }>("GET", "/admin/experiments")).experiments;
-    const running = list.find((e) => e.state === "running") ?? list[0];
+    const running = list.find((e) => e.state === "running" || e.state === "paused") ?? list[0];
     if (!running) throw new Error("no experiment yet: start one");
     return running;
   };
@@ -112,6 +115,14 @@ runCli(async () => {
       const body = command === "promote" && args.round !== undefined ? { round: intOption("round", args.round, 0) } : {};
       const { experiment } = await client.call<{ experiment: Experiment }>("POST", `/admin/experiments/${e.id}/${command}`, body);
       console.log(`${command === "promote" ? "promoted" : "rolled back"} ${line(experiment)}`);
+      return;
+    }
+    case "resume": {
+      const e = await current();
+      const { experiment } = await client.call<{ experiment: Experiment }>("POST", `/admin/experiments/${e.id}/resume`, {
+        exclude: !args["count-suspects"],
+      });
+      console.log(`resumed ${line(experiment)}`);
       return;
     }
     case "status": {

@@ -2,10 +2,15 @@
  * Simulated users against a running worker: WANDS queries, and a
  * position-biased cascade click model over the results shown, with click
  * chances by WANDS label (Exact > Partial > Irrelevant). Each click is sent
- * to POST /v1/feedback, as the search page does.
+ * to POST /v1/feedback, as the search page does. Each user searches from a
+ * network of its own (a synthetic CF-Connecting-IP, which local wrangler
+ * passes through and Cloudflare would set): the experiment statistics cap
+ * what one network counts for, so users all on 127.0.0.1 would count as one
+ * household.
  */
 import { join } from "node:path";
 import { Rng } from "../../core/rng.js";
+import { fnv1a32 } from "../../core/shard.js";
 import { type Grade, loadGrades, loadQueries, WANDS_FILES } from "../../training/data/wands.js";
 
 /** The click model: examine top-down; at each position click with the label's chance; stop after a click or by fatigue. */
@@ -37,12 +42,18 @@ export interface SimulationCounts {
   failed: number;
 }
 
+/** A simulated user's address: in the IPv6 unique-local range, its /48 (the unit the statistics count) from a hash of the user id. */
+export function simulatedIp(userId: string): string {
+  const h = fnv1a32(userId);
+  return `fd00:${((h >>> 16) & 0xffff).toString(16)}:${(h & 0xffff).toString(16)}::1`;
+}
+
 /** A click as the page sends it: from the same user (its key is also the rate-limit key), retried while the search event is still being written. */
 async function sendFeedback(url: string, userId: string, body: unknown): Promise<boolean> {
   for (let attempt = 0; attempt < 4; attempt++) {
     const res = await fetch(`${url}/v1/feedback`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-user-id": userId },
+      headers: { "content-type": "application/json", "x-user-id": userId, "cf-connecting-ip": simulatedIp(userId) },
       body: JSON.stringify(body),
     });
     await res.arrayBuffer();
@@ -58,7 +69,9 @@ export async function simulateUser(url: string, data: SimulationData, userId: st
   const clicks: Array<{ requestId: string; itemId: string; type: "click" }> = [];
   for (let s = 0; s < searches; s++) {
     const q = data.queries[Math.floor(rng.next() * data.queries.length)] as { id: string; text: string };
-    const res = await fetch(`${url}/v1/search?q=${encodeURIComponent(q.text)}&limit=${CLICK_MODEL.resultsShown}`, { headers: { "x-user-id": userId } });
+    const res = await fetch(`${url}/v1/search?q=${encodeURIComponent(q.text)}&limit=${CLICK_MODEL.resultsShown}`, {
+      headers: { "x-user-id": userId, "cf-connecting-ip": simulatedIp(userId) },
+    });
     if (!res.ok) {
       await res.arrayBuffer();
       counts.failed++;

@@ -59,6 +59,7 @@ describe("the OpenAPI document", () => {
       "PATCH /admin/experiments/{id}": sorted("200", "404", "409", ...admin),
       "POST /admin/experiments/{id}/promote": sorted("200", "404", "409", ...admin),
       "POST /admin/experiments/{id}/rollback": sorted("200", "404", "409", ...admin),
+      "POST /admin/experiments/{id}/resume": sorted("200", "404", "409", ...admin),
     });
     const adminOps = Object.entries(doc.paths).filter(([p]) => p.startsWith("/admin"));
     for (const [, ops] of adminOps) for (const op of Object.values(ops) as Array<{ security?: unknown }>) expect(op.security).toEqual([{ adminToken: [] }]);
@@ -72,10 +73,6 @@ describe("the OpenAPI document", () => {
     expect(doc.components.schemas.SearchResponse?.required).toEqual([
       "requestId",
       "query",
-      "round",
-      "rounds",
-      "experiment",
-      "arm",
       "keywords",
       "keywordSource",
       "total",

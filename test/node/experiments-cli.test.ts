@@ -1,8 +1,8 @@
 /**
  * The rollout loop on `npm start` over HTTP: two published rounds, an A/B
- * 90/10 experiment started with the CLI (its split visible in the response
- * headers), simulated traffic, ab-report, the offline gate, promote and
- * rollback; the token only from ADMIN_TOKEN.
+ * 90/10 experiment started with the CLI (its split visible in the admin
+ * view's response headers), simulated traffic, ab-report, the offline gate,
+ * promote and rollback; the token only from ADMIN_TOKEN.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -22,9 +22,11 @@ describe("experiments through the CLI on npm start", () => {
   let child: ChildProcess;
   let url = "";
   const cli = (script: string, ...args: string[]) => runScript(script, [...args, "--url", url], env);
-  /** fetch, once more if the pooled keep-alive socket went stale while a CLI ran (undici: "other side closed"). */
-  const search = (path: string, user: string) =>
-    fetch(`${url}${path}`, { headers: { "x-user-id": user } }).catch(() => fetch(`${url}${path}`, { headers: { "x-user-id": user } }));
+  /** fetch in the admin view (the X-CoGR-* headers), once more if the pooled keep-alive socket went stale while a CLI ran (undici: "other side closed"). */
+  const search = (path: string, user: string) => {
+    const headers = { "x-user-id": user, authorization: `Bearer ${token}` };
+    return fetch(`${url}${path}`, { headers }).catch(() => fetch(`${url}${path}`, { headers }));
+  };
 
   /** Round n: round 0's content under another number, its recorded dev F1 scaled by `f1Scale`. */
   const copyRound = (n: number, f1Scale: number) => {
@@ -51,7 +53,7 @@ describe("experiments through the CLI on npm start", () => {
     if (child.exitCode === null) child.kill("SIGINT");
   });
 
-  it("starts an A/B 90/10 experiment whose split shows in the response headers", async () => {
+  it("starts an A/B 90/10 experiment whose split shows in the admin view's response headers", async () => {
     const started = cli("experiment.ts", "start", "--design", "ab", "--arm", "0=90", "--arm", "1=10", "--id", "cli-ab");
     expect(started.stderr).toBe("");
     expect(started.stdout).toMatch(/^started cli-ab: ab running; control round 0; arms 0=90% 1=10%/);
@@ -82,14 +84,18 @@ describe("experiments through the CLI on npm start", () => {
     expect(report.stdout).toMatch(/always-valid p/);
     expect(report.stdout).toMatch(/SRM: chi-square/);
     expect(report.stdout).toMatch(/verdict: /);
-    const json = JSON.parse(cli("ab-report.ts", "--json").stdout) as { arms: Array<{ arm: string; searches: number }> };
+    const json = JSON.parse(cli("ab-report.ts", "--json").stdout) as { arms: Array<{ arm: string; searches: number; counted: { users: number } }> };
     expect(json.arms.map((a) => a.arm)).toEqual(["r0", "r1"]);
     expect(json.arms.reduce((s, a) => s + a.searches, 0)).toBeGreaterThanOrEqual(380);
+    // Counted per network through wrangler dev: the 40 simulated users each search from a network of their own (CF-Connecting-IP),
+    // while the 300 keys this test sent from 127.0.0.1 count as one network's 8 users.
+    expect(json.arms.reduce((s, a) => s + a.counted.users, 0)).toBeCloseTo(48, 6);
   });
 
   it("ramps, then promotes: the winner serves everyone", async () => {
     expect(cli("experiment.ts", "ramp", "--arm", "0=50", "--arm", "1=50").stdout).toMatch(/^ramped cli-ab: .* 0=50% 1=50%/);
     expect(cli("experiment.ts", "ramp", "--arm", "0=60", "--arm", "1=40").stderr).toMatch(/^error: PATCH .*400 .*shrink/);
+    expect(cli("experiment.ts", "resume").stderr).toMatch(/^error: POST .*\/resume.*409 .*resume applies to a paused experiment/);
     expect(cli("experiment.ts", "promote", "--round", "1").stdout).toMatch(/^promoted cli-ab: ab promoted \(winner round 1\)/);
     // The isolate keeps the serving configuration for ROUND_CACHE_TTL_MS (5 s in wrangler.toml): the change lands within it.
     let res = await search("/v1/search?q=lamp", "cli-user-1");

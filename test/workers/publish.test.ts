@@ -99,11 +99,12 @@ describe("publishing", () => {
     );
     clearServingConfigCache();
     const seen = new Map<string, number>();
+    const adminView = { authorization: `Bearer ${env.ADMIN_TOKEN}` }; // under an experiment the round is shown to the admin only
     for (let u = 0; u < 40; u++) {
-      const res = await get("/v1/search?q=lamp&limit=1", {}, { "x-cogr-user": `user-${u}` });
+      const res = await get("/v1/search?q=lamp&limit=1", {}, { "x-cogr-user": `user-${u}`, ...adminView });
       const r = ((await res.json()) as { round: number }).round;
       seen.set(`user-${u}`, r);
-      const again = await get("/v1/search?q=lamp&limit=1", {}, { "x-cogr-user": `user-${u}` });
+      const again = await get("/v1/search?q=lamp&limit=1", {}, { "x-cogr-user": `user-${u}`, ...adminView });
       expect(((await again.json()) as { round: number }).round).toBe(r);
     }
     const arms = new Set(seen.values());

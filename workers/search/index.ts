@@ -7,7 +7,7 @@ import { ExperimentStore } from "./experiments/store.js";
 
 const app = createApp();
 
-/** The cron handler: evaluates the running experiment's guardrails and keeps the KV mirror in step with D1. */
+/** The cron handler: evaluates the running experiment's guardrails (rollback, or pause) and keeps the KV mirror in step with D1. */
 export async function scheduled(env: Env): Promise<void> {
   const store = new ExperimentStore(env.CATALOG, env.CACHE);
   if (!env.EVENTS) {
@@ -15,7 +15,7 @@ export async function scheduled(env: Env): Promise<void> {
     return;
   }
   const outcome = await enforceGuardrails(store, env.EVENTS);
-  if (outcome) console.log(`guardrails: ${outcome.experiment} ${outcome.rolledBack ? `rolled back (${outcome.reasons.join("; ")})` : "healthy"}`);
+  if (outcome) console.log(`guardrails: ${outcome.experiment} ${outcome.action === "none" ? "healthy" : `${outcome.action} (${outcome.reasons.join("; ")})`}`);
 }
 
 export default {

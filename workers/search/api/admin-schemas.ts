@@ -1,6 +1,7 @@
 /** The admin API's schemas (experiments), declared once like the public ones. */
 import { z } from "@hono/zod-openapi";
 import { EXPERIMENT_LIMITS } from "../experiments/config.js";
+import { COUNTING_LIMITS } from "../experiments/counting.js";
 
 const round = z.number().int().nonnegative();
 const bp = z.number().int().min(0).max(EXPERIMENT_LIMITS.totalWeightBp);
@@ -27,8 +28,20 @@ export const ExperimentSchema = z
     control: round,
     interleaveShareBp: bp,
     guardrails: GuardrailsSchema,
-    state: z.enum(["running", "promoted", "rolled_back", "stopped"]),
+    state: z.enum(["running", "paused", "promoted", "rolled_back", "stopped"]).openapi({
+      description: "paused: the guardrail found a trip concentrated on few networks; control serves everyone until a resume, promote or rollback.",
+    }),
     winner: round.optional(),
+    excludedPrefixes: z
+      .array(z.string())
+      .readonly()
+      .optional()
+      .openapi({ description: "Hashed network prefixes whose searches the statistics leave out (a resume's exclude)." }),
+    suspectPrefixes: z
+      .array(z.string())
+      .readonly()
+      .optional()
+      .openapi({ description: "While paused: the hashed network prefixes the concentrated findings came from." }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -51,6 +64,16 @@ export const StartExperimentBody = z
   })
   .openapi("StartExperiment");
 
+export const ResumeBody = z
+  .object({
+    exclude: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Leave the pause's suspect prefixes out of the statistics from now on (default true); false keeps counting them." }),
+    reason: z.string().max(500).optional(),
+  })
+  .openapi("ResumeExperiment");
+
 export const RampBody = z.object({ arms: z.array(ArmSchema).min(2).max(EXPERIMENT_LIMITS.abArmsMax) }).openapi("Ramp");
 export const EndBody = z
   .object({
@@ -71,8 +94,11 @@ export const ReportSchema = z
           arm: z.string(),
           round: round.nullable(),
           searches: z.number().int(),
-          users: z.number().int(),
+          users: z.number().int().openapi({ description: "Distinct user keys, as recorded (a client chooses its keys; SRM uses counted.users)." }),
           clickedSearches: z.number().int(),
+          counted: z.object({ searches: z.number(), users: z.number(), clickedSearches: z.number() }).openapi({
+            description: `What the tests count: searches weighted per network prefix (one prefix weighs at most ${COUNTING_LIMITS.searchesPerPrefixMax}), users capped per prefix (at most ${COUNTING_LIMITS.keysPerPrefixMax}).`,
+          }),
           ctr: z.number(),
           zeroResultRate: z.number(),
           errorRate: z.number(),
@@ -98,9 +124,9 @@ export const ReportSchema = z
       .readonly(),
     interleaving: z
       .object({
-        wins: z.number().int(),
-        losses: z.number().int(),
-        ties: z.number().int(),
+        wins: z.number().openapi({ description: "As counted: each search weighted per network prefix." }),
+        losses: z.number(),
+        ties: z.number(),
         signTestP: z.number(),
         sequential: Sequential,
         alwaysValidP: z.number(),
@@ -119,7 +145,7 @@ export const ChangeSchema = z
     experimentId: z.string(),
     at: z.string(),
     actor: z.string(),
-    action: z.enum(["start", "ramp", "promote", "rollback", "stop"]),
+    action: z.enum(["start", "ramp", "promote", "rollback", "stop", "pause", "resume"]),
     reason: z.string(),
     before: ExperimentSchema.nullable(),
     after: ExperimentSchema,

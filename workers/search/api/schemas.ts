@@ -89,6 +89,10 @@ export const Explanation = z
   })
   .openapi("Explanation");
 
+/** Which arm answered is withheld from ordinary clients while an experiment runs (routes/search.ts). */
+const ADMIN_VIEW =
+  "Present outside an experiment; while one runs, only with `Authorization: Bearer <ADMIN_TOKEN>` (the admin view), so that a client cannot tell its arm.";
+
 export const SearchResult = z
   .object({
     id: z.string(),
@@ -98,7 +102,9 @@ export const SearchResult = z
       .number()
       .openapi({ description: "The round's ranker: BM25 over the item's keyword bag, its text, or a BM25F blend of the two (GET /v1/rounds names it)." }),
     related: z.boolean().openapi({ description: "false: in I_ret(q); true: the related tail past it (shares a word of the keywords, no keyword)." }),
-    team: z.enum(["control", "treatment"]).optional().openapi({ description: "Interleaved searches: the round that contributed this result." }),
+    team: z.enum(["control", "treatment"]).optional().openapi({
+      description: "Interleaved searches, admin view only: the round that contributed this result (feedback credits it from the recorded search).",
+    }),
     explain: Explanation.optional().openapi({ description: "With explain=1." }),
   })
   .openapi("SearchResult");
@@ -107,10 +113,28 @@ export const SearchResponse = z
   .object({
     requestId: z.string().openapi({ description: "This search's id (also X-Request-Id); feedback refers to it." }),
     query: z.string().openapi({ description: "The trimmed query." }),
-    round: z.number().int().nonnegative().openapi({ description: "The round that answered (interleaved: the control round)." }),
-    rounds: z.array(z.number().int().nonnegative()).min(1).max(2).openapi({ description: "Every round that contributed (interleaved: control, treatment)." }),
-    experiment: z.string().nullable().openapi({ description: "The running experiment (also X-CoGR-Experiment), or null." }),
-    arm: z.string().nullable().openapi({ description: "This user's arm: r<round>, or interleaved (also X-CoGR-Arm); null without an experiment." }),
+    round: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .openapi({ description: `The round that answered (interleaved: the control round). ${ADMIN_VIEW}` }),
+    rounds: z
+      .array(z.number().int().nonnegative())
+      .min(1)
+      .max(2)
+      .optional()
+      .openapi({ description: `Every round that contributed (interleaved: control, treatment). ${ADMIN_VIEW}` }),
+    experiment: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: `The running experiment (also X-CoGR-Experiment), or null. ${ADMIN_VIEW}` }),
+    arm: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: `This user's arm: r<round>, or interleaved (also X-CoGR-Arm); null without an experiment. ${ADMIN_VIEW}` }),
     keywords: z.array(z.string()).max(REWARD_LIMITS.kMax).openapi({ description: "S_q, the generated query keywords." }),
     keywordSource: KeywordSource,
     total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)|, exact (interleaved: the larger of the two rounds')." }),
@@ -127,7 +151,7 @@ export const SearchResponse = z
     totals: z
       .object({ control: z.number().int().nonnegative(), treatment: z.number().int().nonnegative() })
       .optional()
-      .openapi({ description: "Interleaved: each round's |I_ret(q)|." }),
+      .openapi({ description: "Interleaved, admin view only: each round's |I_ret(q)|." }),
     results: z.array(SearchResult),
     tookMs: z.number().nonnegative(),
   })
@@ -135,7 +159,12 @@ export const SearchResponse = z
 
 export const Item = z
   .object({
-    round: z.number().int().nonnegative(),
+    round: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .openapi({ description: `The round whose index this is (this user's arm under an experiment). ${ADMIN_VIEW}` }),
     id: z.string(),
     name: z.string(),
     class: z.string(),

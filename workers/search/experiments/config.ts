@@ -12,14 +12,15 @@ export const EXPERIMENT_LIMITS = {
 } as const;
 
 export type Design = "ab" | "interleave";
-export type ExperimentState = "running" | "promoted" | "rolled_back" | "stopped";
+/** lifecycle.ts: running and paused are live (one at a time); the others have ended. */
+export type ExperimentState = "running" | "paused" | "promoted" | "rolled_back" | "stopped";
 
 export interface Arm {
   readonly round: number;
   readonly weight: number;
 }
 
-/** Rolled back on its own when a treatment is worse than control beyond these (absolute differences). */
+/** Rolled back (or, when the trip is concentrated on few networks, paused) on its own when a treatment is worse than control beyond these (absolute differences). */
 export interface Guardrails {
   /** Error rate (searches that failed), e.g. 0.01. */
   readonly errorRate: number;
@@ -50,6 +51,10 @@ export interface Experiment {
   readonly state: ExperimentState;
   /** For promoted experiments: the round that won. */
   readonly winner?: number;
+  /** Hashed network prefixes (network.ts) whose searches the statistics leave out: added by a resume that excludes a pause's suspects. */
+  readonly excludedPrefixes?: readonly string[];
+  /** While paused by the guardrail: the prefixes its concentrated findings came from. */
+  readonly suspectPrefixes?: readonly string[];
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -64,7 +69,7 @@ export const SERVING_CONFIG_VERSION = 1;
 export interface ServingConfig {
   readonly version: number;
   readonly experiment: LiveExperiment | null;
-  /** The winner of the last promoted experiment, or the control of the last rolled-back one; null: the newest published round. */
+  /** The control of a paused experiment, else the winner of the last promoted experiment or the control of the last rolled-back one; null: the newest published round. */
   readonly defaultRound: number | null;
   readonly updatedAt: string;
 }

@@ -27,6 +27,8 @@ export interface SearchEvent {
   readonly round: number;
   readonly otherRound: number | null;
   readonly userKey: string;
+  /** Under an experiment: the client's network prefix, hashed with the experiment's salt (network.ts); null otherwise. */
+  readonly net: string | null;
   readonly latencyMs: number;
   readonly total: number;
   readonly zeroResult: boolean;
@@ -47,9 +49,9 @@ let buffer: SearchEvent[] = [];
 let flushing: Promise<void> | null = null;
 
 const INSERT_SEARCHES = `INSERT OR IGNORE INTO searches
-  (request_id, at, experiment_id, arm, round, other_round, user_key, latency_ms, total, zero_result, error, keyword_source, fallback, shown)
+  (request_id, at, experiment_id, arm, round, other_round, user_key, net, latency_ms, total, zero_result, error, keyword_source, fallback, shown)
   SELECT value ->> '$.requestId', value ->> '$.at', value ->> '$.experimentId', value ->> '$.arm', value ->> '$.round', value ->> '$.otherRound',
-         value ->> '$.userKey', value ->> '$.latencyMs', value ->> '$.total', value ->> '$.zeroResult', value ->> '$.error',
+         value ->> '$.userKey', value ->> '$.net', value ->> '$.latencyMs', value ->> '$.total', value ->> '$.zeroResult', value ->> '$.error',
          value ->> '$.keywordSource', value ->> '$.fallback', value -> '$.shown'
   FROM json_each(?1)`;
 
@@ -71,7 +73,7 @@ export function recordSearch(env: EventBindings, event: SearchEvent, waitUntil: 
   try {
     env.EVENTS_AE?.writeDataPoint({
       indexes: [event.experimentId ?? "none"],
-      blobs: [event.requestId, event.arm ?? "", event.keywordSource, event.userKey],
+      blobs: [event.requestId, event.arm ?? "", event.keywordSource, event.userKey, event.net ?? ""],
       doubles: [event.round, event.latencyMs, event.total, event.zeroResult ? 1 : 0, event.error ? 1 : 0, event.fallback ? 1 : 0],
     });
   } catch (e) {

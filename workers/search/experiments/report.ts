@@ -2,10 +2,13 @@
  * An experiment's live report: per-arm figures from the EVENTS database,
  * each treatment against control (z-test, mSPRT with its running-minimum
  * always-valid p-value, MDE), SRM, interleaving preferences, and the verdict.
- * Aggregation is SQL (a few queries, whatever the traffic); the statistics
- * are statistics.ts.
+ * Aggregation is SQL (counted.ts: a few queries, whatever the traffic); the
+ * statistics are statistics.ts. Every test and rate is over the counted
+ * figures (counting.ts: each network prefix's weight capped), so a single
+ * client cannot move them; the figures as recorded are shown beside them.
  */
 import type { Experiment } from "./config.js";
+import { armRows, interleavingCounts, latencyPercentile } from "./counted.js";
 import { armName } from "./routing.js";
 import {
   minimumDetectableEffect,
@@ -24,10 +27,15 @@ import {
 export interface ArmFigures {
   readonly arm: string;
   readonly round: number | null;
+  /** As recorded. */
   readonly searches: number;
+  /** Distinct user keys, as recorded (a client chooses its keys: SRM uses counted.users). */
   readonly users: number;
-  /** Searches with at least one click. */
+  /** Searches with at least one click, as recorded. */
   readonly clickedSearches: number;
+  /** What the tests count (counting.ts): searches and clicked searches weighted per network prefix, users capped per prefix. */
+  readonly counted: { readonly searches: number; readonly users: number; readonly clickedSearches: number };
+  /** Rates over the counted searches. */
   readonly ctr: number;
   readonly zeroResultRate: number;
   readonly errorRate: number;
@@ -43,6 +51,7 @@ export interface Comparison {
 }
 
 export interface InterleavingFigures {
+  /** Interleaved searches whose clicks preferred the treatment, control, or neither; as counted (weighted per network prefix). */
   readonly wins: number;
   readonly losses: number;
   readonly ties: number;
@@ -63,77 +72,33 @@ export interface Report {
   readonly winner: number | null;
 }
 
-type Row = Record<string, number | string | null>;
-
-async function armRows(db: D1Database, id: string): Promise<Row[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT s.arm AS arm, COUNT(*) AS searches, COUNT(DISTINCT s.user_key) AS users,
-              SUM(s.zero_result) AS zero, SUM(s.error) AS errors, SUM(s.fallback) AS fallbacks,
-              SUM(EXISTS (SELECT 1 FROM feedback f WHERE f.request_id = s.request_id AND f.type = 'click')) AS clicked
-       FROM searches s WHERE s.experiment_id = ?1 GROUP BY s.arm`,
-    )
-    .bind(id)
-    .all<Row>();
-  return results;
-}
-
-async function latencyPercentile(db: D1Database, id: string, arm: string, searches: number, p: number): Promise<number> {
-  if (searches === 0) return 0;
-  const offset = Math.min(searches - 1, Math.max(0, Math.ceil((p / 100) * searches) - 1));
-  const row = await db
-    .prepare("SELECT latency_ms FROM searches WHERE experiment_id = ?1 AND arm = ?2 ORDER BY latency_ms LIMIT 1 OFFSET ?3")
-    .bind(id, arm, offset)
-    .first<{ latency_ms: number }>();
-  return row?.latency_ms ?? 0;
-}
-
-/** Searches of an arm slower than `ms`. */
-export async function slowerThan(db: D1Database, id: string, arm: string, ms: number): Promise<number> {
-  const row = await db
-    .prepare("SELECT COUNT(*) AS n FROM searches WHERE experiment_id = ?1 AND arm = ?2 AND latency_ms > ?3")
-    .bind(id, arm, ms)
-    .first<{ n: number }>();
-  return Number(row?.n ?? 0);
-}
-
-async function interleavingCounts(db: D1Database, id: string): Promise<{ wins: number; losses: number; ties: number }> {
-  const row = await db
-    .prepare(
-      `SELECT SUM(t > c) AS wins, SUM(c > t) AS losses, SUM(t = c) AS ties FROM (
-         SELECT SUM(team = 'treatment') AS t, SUM(team = 'control') AS c FROM feedback
-         WHERE experiment_id = ?1 AND type = 'click' AND team IS NOT NULL GROUP BY request_id)`,
-    )
-    .bind(id)
-    .first<Row>();
-  return { wins: Number(row?.wins ?? 0), losses: Number(row?.losses ?? 0), ties: Number(row?.ties ?? 0) };
-}
-
 /** The expected shares of users per arm, in armFigures' order: A/B arms' weights; interleaving's control-only and interleaved groups. */
 export function srmWeights(e: Experiment): number[] {
   return e.design === "interleave" ? [10_000 - e.interleaveShareBp, e.interleaveShareBp] : e.arms.map((a) => a.weight);
 }
 
 export async function armFigures(db: D1Database, e: Experiment): Promise<ArmFigures[]> {
-  const rows = new Map((await armRows(db, e.id)).map((r) => [String(r.arm), r]));
+  const rows = await armRows(db, e);
   const names = e.design === "interleave" ? [armName(e.control), "interleaved"] : e.arms.map((a) => armName(a.round));
   return Promise.all(
     names.map(async (arm) => {
-      const r = rows.get(arm) ?? {};
-      const searches = Number(r.searches ?? 0);
-      const div = (x: unknown) => (searches > 0 ? Number(x ?? 0) / searches : 0);
+      const r = rows.get(arm);
+      const searches = r?.searches ?? 0;
+      const counted = r?.counted ?? { searches: 0, users: 0, clicked: 0 };
+      const div = (x: number | undefined) => (counted.searches > 0 ? (x ?? 0) / counted.searches : 0);
       return {
         arm,
         round: arm === "interleaved" ? null : Number(arm.slice(1)),
         searches,
-        users: Number(r.users ?? 0),
-        clickedSearches: Number(r.clicked ?? 0),
-        ctr: div(r.clicked),
-        zeroResultRate: div(r.zero),
-        errorRate: div(r.errors),
-        fallbackRate: div(r.fallbacks),
-        p50LatencyMs: await latencyPercentile(db, e.id, arm, searches, 50),
-        p95LatencyMs: await latencyPercentile(db, e.id, arm, searches, 95),
+        users: r?.users ?? 0,
+        clickedSearches: r?.clicked ?? 0,
+        counted: { searches: counted.searches, users: counted.users, clickedSearches: counted.clicked },
+        ctr: div(counted.clicked),
+        zeroResultRate: div(r?.zero),
+        errorRate: div(r?.errors),
+        fallbackRate: div(r?.fallbacks),
+        p50LatencyMs: await latencyPercentile(db, e, arm, searches, 50),
+        p95LatencyMs: await latencyPercentile(db, e, arm, searches, 95),
       };
     }),
   );
@@ -159,23 +124,28 @@ export async function buildReport(
   const comparisons: Comparison[] = arms
     .filter((a) => a !== control)
     .map((a) => {
-      const c = { successes: control.clickedSearches, trials: control.searches };
-      const t = { successes: a.clickedSearches, trials: a.searches };
+      const c = { successes: control.counted.clickedSearches, trials: control.counted.searches };
+      const t = { successes: a.counted.clickedSearches, trials: a.counted.searches };
       const seq = msprt(c, t, { alpha });
       const alwaysValidP = runningMin(`ctr:${a.arm}`, seq.pValue);
       return {
         arm: a.arm,
-        ctr: { z: twoProportionZTest(c, t), sequential: seq, alwaysValidP, mde: minimumDetectableEffect(control.ctr, control.searches, a.searches, alpha) },
+        ctr: {
+          z: twoProportionZTest(c, t),
+          sequential: seq,
+          alwaysValidP,
+          mde: minimumDetectableEffect(control.ctr, control.counted.searches, a.counted.searches, alpha),
+        },
         verdict: verdictOf(seq.difference, alwaysValidP, alpha),
       };
     });
   const srm = sampleRatioMismatch(
-    arms.map((a) => a.users),
+    arms.map((a) => a.counted.users),
     srmWeights(e),
   );
   let interleaving: InterleavingFigures | null = null;
   if (e.design === "interleave") {
-    const { wins, losses, ties } = await interleavingCounts(db, e.id);
+    const { wins, losses, ties } = await interleavingCounts(db, e);
     // Sequential test of the treatment's share of decided searches against ½.
     const seq = msprtOneSample({ successes: wins, trials: wins + losses }, 0.5, { alpha, tau: 0.1 });
     const alwaysValidP = runningMin("interleaving", seq.pValue);
@@ -183,7 +153,7 @@ export async function buildReport(
       wins,
       losses,
       ties,
-      signTestP: signTest(wins, losses),
+      signTestP: signTest(Math.round(wins), Math.round(losses)),
       sequential: seq,
       alwaysValidP,
       verdict: verdictOf(seq.difference, alwaysValidP, alpha),

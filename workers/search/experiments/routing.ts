@@ -12,13 +12,21 @@ import { armOfBucket, bucketOf } from "./assignment.js";
 import type { ServingConfig } from "./store.js";
 
 export type Routed =
-  | { readonly kind: "single"; readonly round: ServingManifest; readonly experiment: string | null; readonly arm: string | null }
+  | {
+      readonly kind: "single";
+      readonly round: ServingManifest;
+      readonly experiment: string | null;
+      readonly arm: string | null;
+      /** The experiment's salt (events hash the client's network with it); null outside an experiment. */
+      readonly salt: string | null;
+    }
   | {
       readonly kind: "interleave";
       readonly control: ServingManifest;
       readonly treatment: ServingManifest;
       readonly experiment: string;
       readonly arm: "interleaved";
+      readonly salt: string;
       /** Seeds the team-draft coin: stable for (experiment, user, query), so pages agree. */
       readonly seedFor: (query: string) => number;
     };
@@ -30,15 +38,23 @@ export function route(published: readonly ServingManifest[], config: ServingConf
   const byRound = new Map(published.map((m) => [m.round, m]));
   const fallback = (config?.defaultRound != null ? byRound.get(config.defaultRound) : undefined) ?? (published[0] as ServingManifest);
   const e = config?.experiment;
-  if (!e) return { kind: "single", round: fallback, experiment: null, arm: null };
+  if (!e) return { kind: "single", round: fallback, experiment: null, arm: null, salt: null };
   const control = byRound.get(e.control);
-  if (!control) return { kind: "single", round: fallback, experiment: null, arm: null };
+  if (!control) return { kind: "single", round: fallback, experiment: null, arm: null, salt: null };
   const bucket = bucketOf(e.salt, userKey);
   if (e.design === "interleave") {
     const treatmentRound = e.arms.find((a) => a.round !== e.control)?.round;
     const treatment = treatmentRound === undefined ? undefined : byRound.get(treatmentRound);
-    if (!treatment || bucket >= e.interleaveShareBp) return { kind: "single", round: control, experiment: e.id, arm: armName(control.round) };
-    return { kind: "interleave", control, treatment, experiment: e.id, arm: "interleaved", seedFor: (q) => fnv1a32(`${e.salt}\u0000${userKey}\u0000${q}`) };
+    if (!treatment || bucket >= e.interleaveShareBp) return { kind: "single", round: control, experiment: e.id, arm: armName(control.round), salt: e.salt };
+    return {
+      kind: "interleave",
+      control,
+      treatment,
+      experiment: e.id,
+      arm: "interleaved",
+      salt: e.salt,
+      seedFor: (q) => fnv1a32(`${e.salt}\u0000${userKey}\u0000${q}`),
+    };
   }
   const j = armOfBucket(
     e.arms,
@@ -46,5 +62,5 @@ export function route(published: readonly ServingManifest[], config: ServingConf
     bucket,
   );
   const round = byRound.get(e.arms[j]?.round ?? e.control) ?? control;
-  return { kind: "single", round, experiment: e.id, arm: armName(round.round) };
+  return { kind: "single", round, experiment: e.id, arm: armName(round.round), salt: e.salt };
 }

@@ -7,13 +7,16 @@
  * inserted only if that update happened (`WHERE changes() = 1`), so a change
  * is applied whole or not at all, and two racing admins cannot both end one
  * experiment. The KV mirror is rewritten after every change, and by the cron
- * handler every minute, from D1.
+ * handler every minute, from D1. One experiment is live (running or paused)
+ * at a time: the unique index refuses a second running one, and a start is
+ * refused in the same transaction while one is paused.
  */
 import { type Experiment, type ExperimentState, type LiveExperiment, SERVING_CONFIG_KEY, SERVING_CONFIG_VERSION, type ServingConfig } from "./config.js";
 
-export { SERVING_CONFIG_KEY, SERVING_CONFIG_VERSION, type ServingConfig };
+import type { ChangeAction } from "./lifecycle.js";
 
-export type ChangeAction = "start" | "ramp" | "promote" | "rollback" | "stop";
+export type { ChangeAction };
+export { SERVING_CONFIG_KEY, SERVING_CONFIG_VERSION, type ServingConfig };
 
 export interface Change {
   readonly seq: number;
@@ -75,34 +78,41 @@ export class ExperimentStore {
     }));
   }
 
-  /** Inserts a running experiment; a second running one is refused by the database (ConflictError). */
+  /** Inserts a running experiment; a second live one (running or paused) is refused (ConflictError). */
   async start(e: Experiment, actor: string, reason: string): Promise<void> {
     const at = e.createdAt;
+    let inserted: D1Result | undefined;
     try {
-      await this.db.batch([
+      [inserted] = await this.db.batch([
         this.db
-          .prepare("INSERT INTO experiments (id, state, config, sequential, created_at, updated_at) VALUES (?, 'running', ?, '{}', ?, ?)")
+          .prepare(
+            "INSERT INTO experiments (id, state, config, sequential, created_at, updated_at) SELECT ?, 'running', ?, '{}', ?, ? WHERE NOT EXISTS (SELECT 1 FROM experiments WHERE state = 'paused')",
+          )
           .bind(e.id, JSON.stringify(e), at, at),
-        this.changeRow(e.id, at, actor, "start", reason, null, e),
+        this.changeRow(e.id, at, actor, "start", reason, null, e, true),
       ]);
     } catch (err) {
-      const m = (err as Error).message;
-      if (/UNIQUE|constraint/i.test(m))
-        throw new ConflictError(/experiments_one_running|state/.test(m) ? "another experiment is running: end it first" : `experiment ${e.id} exists`);
-      throw err;
+      throw conflictOf(err, `experiment ${e.id} exists`);
     }
+    if ((inserted?.meta.changes ?? 0) !== 1) throw new ConflictError("an experiment is paused: resume it or end it first");
     await this.mirror();
   }
 
-  /** Applies a change to a running experiment atomically; ConflictError when it is no longer running as read. */
+  /** Applies a change atomically, guarded by the state and version read; ConflictError when it changed meanwhile. */
   async change(before: Experiment, after: Experiment, action: ChangeAction, actor: string, reason: string): Promise<void> {
-    const [update] = await this.db.batch([
-      this.db
-        .prepare("UPDATE experiments SET state = ?, config = ?, updated_at = ? WHERE id = ? AND state = 'running' AND updated_at = ?")
-        .bind(after.state, JSON.stringify(after), after.updatedAt, before.id, before.updatedAt),
-      this.changeRow(before.id, after.updatedAt, actor, action, reason, before, after, true),
-    ]);
-    if ((update?.meta.changes ?? 0) !== 1) throw new ConflictError(`experiment ${before.id} changed meanwhile (or is no longer running): read it again`);
+    let update: D1Result | undefined;
+    try {
+      [update] = await this.db.batch([
+        this.db
+          .prepare("UPDATE experiments SET state = ?, config = ?, updated_at = ? WHERE id = ? AND state = ? AND updated_at = ?")
+          .bind(after.state, JSON.stringify(after), after.updatedAt, before.id, before.state, before.updatedAt),
+        this.changeRow(before.id, after.updatedAt, actor, action, reason, before, after, true),
+      ]);
+    } catch (err) {
+      throw conflictOf(err, `experiment ${before.id} conflicts with another`);
+    }
+    if ((update?.meta.changes ?? 0) !== 1)
+      throw new ConflictError(`experiment ${before.id} changed meanwhile (or is no longer ${before.state}): read it again`);
     await this.mirror();
   }
 
@@ -115,14 +125,14 @@ export class ExperimentStore {
     await this.db.prepare("UPDATE experiments SET sequential = ? WHERE id = ?").bind(JSON.stringify(state), id).run();
   }
 
-  /** The serving configuration as D1 says it is. */
+  /** The serving configuration as D1 says it is: a paused experiment serves its control to everyone, outside the experiment. */
   async servingConfig(): Promise<ServingConfig> {
     const running = await this.running();
-    const ended = await this.db
-      .prepare("SELECT config FROM experiments WHERE state IN ('promoted', 'rolled_back') ORDER BY updated_at DESC LIMIT 1")
+    const last = await this.db
+      .prepare("SELECT config FROM experiments WHERE state IN ('paused', 'promoted', 'rolled_back') ORDER BY state = 'paused' DESC, updated_at DESC LIMIT 1")
       .first<{ config: string }>();
-    const last = ended ? (JSON.parse(ended.config) as Experiment) : null;
-    const defaultRound = last ? (last.state === "promoted" ? (last.winner ?? null) : last.control) : null;
+    const e = last ? (JSON.parse(last.config) as Experiment) : null;
+    const defaultRound = e ? (e.state === "promoted" ? (e.winner ?? null) : e.control) : null;
     return { version: SERVING_CONFIG_VERSION, experiment: running ? live(running) : null, defaultRound, updatedAt: new Date().toISOString() };
   }
 
@@ -152,6 +162,13 @@ export class ExperimentStore {
           .prepare("INSERT INTO experiment_changes (experiment_id, at, actor, action, reason, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)")
           .bind(...values);
   }
+}
+
+/** A unique-index violation is a conflict (a second running experiment, an id taken); anything else is storage failing. */
+function conflictOf(err: unknown, taken: string): unknown {
+  const m = (err as Error).message;
+  if (!/UNIQUE|constraint/i.test(m)) return err;
+  return new ConflictError(/experiments_one_running|state/.test(m) ? "another experiment is running: end it first" : taken);
 }
 
 export const ENDED_STATES: ReadonlySet<ExperimentState> = new Set(["promoted", "rolled_back", "stopped"]);

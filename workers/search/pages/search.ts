@@ -42,7 +42,7 @@ export const SEARCH_PAGE = htmlDocument({
     .then(function (res) {
       var b = res.body;
       if (!res.ok) { el("meta").textContent = ""; showProblem(b); return; }
-      el("meta").textContent = b.total + (b.total === 1 ? " result" : " results") + (b.related ? " (+ " + b.related + " related)" : "") + " for \\u201c" + b.query + "\\u201d · round " + b.rounds.join(" + ") + (b.arm ? " (" + b.experiment + ", " + b.arm + ")" : "") + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
+      el("meta").textContent = b.total + (b.total === 1 ? " result" : " results") + (b.related ? " (+ " + b.related + " related)" : "") + " for \\u201c" + b.query + "\\u201d" + (b.rounds ? " · round " + b.rounds.join(" + ") : "") + (b.arm ? " (" + b.experiment + ", " + b.arm + ")" : "") + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
       b.keywords.forEach(function (k) { el("chips").appendChild(text("span", k, "chip")); });
       var headed = false;
       b.results.forEach(function (r, j) {

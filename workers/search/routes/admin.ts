@@ -1,17 +1,20 @@
 /**
  * The admin API under /admin (bearer token; middleware/admin-auth.ts):
- * list, read (with live statistics), start, ramp, promote and roll back
- * experiments. Every change is one atomic D1 batch with its change record,
- * then the KV mirror is rewritten (workers/experiments/store.ts).
+ * list, read (with live statistics), start, ramp, promote, roll back and
+ * resume (after a guardrail pause) experiments; which change applies in
+ * which state is experiments/lifecycle.ts. Every change is one atomic D1
+ * batch with its change record, then the KV mirror is rewritten
+ * (workers/experiments/store.ts).
  */
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { EndBody, ExperimentDetail, ExperimentList, ExperimentOne, IdParams, RampBody, StartExperimentBody } from "../api/admin-schemas.js";
+import { EndBody, ExperimentDetail, ExperimentList, ExperimentOne, IdParams, RampBody, ResumeBody, StartExperimentBody } from "../api/admin-schemas.js";
 import type { ApiApp } from "../api/app-type.js";
 import { EVERY_ROUTE, json, type ProblemStatus, problems } from "../api/responses.js";
 import { Catalog } from "../catalog.js";
 import { Problem } from "../errors.js";
 import type { Experiment } from "../experiments/config.js";
+import { type ChangeAction, changeRefusal, resumedExperiment } from "../experiments/lifecycle.js";
 import { buildReport } from "../experiments/report.js";
 import { ConflictError, ExperimentStore } from "../experiments/store.js";
 import { experimentFrom, InvalidExperiment, rampedExperiment } from "../experiments/validate.js";
@@ -66,7 +69,7 @@ export const adminRoutes = {
     method: "post",
     path: "/admin/experiments/{id}/promote",
     operationId: "promoteExperiment",
-    summary: "The winning round serves 100 %; the experiment ends",
+    summary: "The winning round serves 100 %; the experiment (running or paused) ends",
     tags: ["admin"],
     security,
     request: { params: IdParams, ...body(EndBody) },
@@ -76,11 +79,21 @@ export const adminRoutes = {
     method: "post",
     path: "/admin/experiments/{id}/rollback",
     operationId: "rollbackExperiment",
-    summary: "Control serves 100 %, at once; the experiment ends",
+    summary: "Control serves 100 %, at once; the experiment (running or paused) ends",
     tags: ["admin"],
     security,
     request: { params: IdParams, ...body(EndBody) },
     responses: { 200: json("Rolled back.", ExperimentOne), ...problems(...ADMIN, 404, 409) },
+  }),
+  resume: createRoute({
+    method: "post",
+    path: "/admin/experiments/{id}/resume",
+    operationId: "resumeExperiment",
+    summary: "Resume an experiment the guardrail paused (by default leaving its suspect network prefixes out of the statistics)",
+    tags: ["admin"],
+    security,
+    request: { params: IdParams, ...body(ResumeBody) },
+    responses: { 200: json("Running again.", ExperimentOne), ...problems(...ADMIN, 404, 409) },
   }),
 } satisfies Record<string, RouteConfig>;
 
@@ -92,8 +105,10 @@ async function existing(store: ExperimentStore, id: string): Promise<Experiment>
   return e;
 }
 
-function running(e: Experiment): void {
-  if (e.state !== "running") throw new Problem("conflict", `experiment ${e.id} is ${e.state}, not running`);
+/** A 409 unless `action` applies to the experiment in its state (lifecycle.ts). */
+function allowed(e: Experiment, action: Exclude<ChangeAction, "start">): void {
+  const refusal = changeRefusal(e, action);
+  if (refusal) throw new Problem("conflict", refusal);
 }
 
 /** Store errors as problems: a conflict is a 409, a bad field a 400 naming it, D1 failing a 503. */
@@ -112,14 +127,14 @@ async function report(c: Context<ServicesEnv>, store: ExperimentStore, e: Experi
   if (!events) throw new Problem("unavailable", "No EVENTS binding: statistics need the events database.");
   const previous = await fromD1("reading sequential state", () => store.sequentialState(e.id));
   const built = await fromD1("building the report", () => buildReport(events, e, previous));
-  if (e.state === "running") await fromD1("saving sequential state", () => store.saveSequentialState(e.id, built.sequential));
+  if (e.state === "running" || e.state === "paused") await fromD1("saving sequential state", () => store.saveSequentialState(e.id, built.sequential));
   return built.report;
 }
 
 async function end(c: Context<ServicesEnv>, id: string, action: "promote" | "rollback", round: number | undefined, reason: string | undefined) {
   const store = storeOf(c);
   const e = await existing(store, id);
-  running(e);
+  allowed(e, action);
   let winner = e.control;
   if (action === "promote") {
     const chosen = round ?? (await report(c, store, e)).winner ?? undefined;
@@ -127,7 +142,8 @@ async function end(c: Context<ServicesEnv>, id: string, action: "promote" | "rol
     if (!e.arms.some((a) => a.round === chosen)) throw new Problem("invalidBody", `round ${chosen} is not an arm of ${e.id}`, { parameter: "round" });
     winner = chosen;
   }
-  const after: Experiment = { ...e, state: action === "promote" ? "promoted" : "rolled_back", winner, updatedAt: new Date().toISOString() };
+  const { suspectPrefixes: _suspects, ...ended } = e; // an ended experiment has nothing to resume
+  const after: Experiment = { ...ended, state: action === "promote" ? "promoted" : "rolled_back", winner, updatedAt: new Date().toISOString() };
   await guarded(() => storeOf(c).change(e, after, action, "admin", reason ?? `${action} by admin`));
   return after;
 }
@@ -156,7 +172,7 @@ export function mountAdmin(app: ApiApp) {
   app.openapi(adminRoutes.ramp, async (c) => {
     const store = storeOf(c);
     const e = await existing(store, c.req.valid("param").id);
-    running(e);
+    allowed(e, "ramp");
     const after = await guarded(async () => {
       const next = rampedExperiment(e, c.req.valid("json").arms, new Date());
       await store.change(e, next, "ramp", "admin", `ramped to ${next.arms.map((a) => `r${a.round}=${a.weight}`).join(" ")}`);
@@ -173,5 +189,19 @@ export function mountAdmin(app: ApiApp) {
   app.openapi(adminRoutes.rollback, async (c) => {
     const { reason } = c.req.valid("json");
     return c.json({ experiment: await end(c, c.req.valid("param").id, "rollback", undefined, reason) }, 200);
+  });
+
+  app.openapi(adminRoutes.resume, async (c) => {
+    const store = storeOf(c);
+    const e = await existing(store, c.req.valid("param").id);
+    allowed(e, "resume");
+    const { exclude = true, reason } = c.req.valid("json");
+    const after = await guarded(async () => {
+      const next = resumedExperiment(e, exclude, new Date());
+      const left = exclude ? `, leaving ${(e.suspectPrefixes ?? []).length} suspect network prefixes out of the statistics` : ", counting every network";
+      await store.change(e, next, "resume", "admin", `${reason ?? "resumed by admin"}${left}`);
+      return next;
+    });
+    return c.json({ experiment: after }, 200);
   });
 }

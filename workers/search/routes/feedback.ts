@@ -44,6 +44,7 @@ export function mountFeedback(app: ApiApp) {
     }
     const shown = search.shown.find(([id]) => id === itemId);
     if (!shown) throw new Problem("notFound", "That search did not show this item.", { parameter: "itemId" });
+    // The arm and the team come from the recorded search: the client is not told them (routes/search.ts) and is never asked.
     const counted = await fromD1("recording feedback", () =>
       recordFeedback(db, { requestId, itemId, type, at: Date.now(), experimentId: search.experimentId, arm: search.arm, team: shown[2] ?? null }),
     );

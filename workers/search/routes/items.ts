@@ -7,6 +7,7 @@ import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
 import { Item, ItemParams, ItemRounds, UserKeyHeaders } from "../api/schemas.js";
 import { Problem } from "../errors.js";
+import { isAdminView } from "../middleware/admin-view.js";
 import { currentRound } from "./round-choice.js";
 
 export const itemRoute = createRoute({
@@ -50,9 +51,13 @@ export function mountItems(app: ApiApp) {
   });
   app.openapi(itemRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const round = await currentRound(c);
+    const { round, experiment } = await currentRound(c);
+    // Under an experiment the round is this user's arm: the admin view only (as on /v1/search).
+    const disclose = experiment === null || (await isAdminView(c.env.ADMIN_TOKEN, c.req.header("authorization")));
     const item = await c.var.services.catalog.itemById(round, id);
-    if (!item) throw new Problem("notFound", `No item with id ${JSON.stringify(id.slice(0, 100))} in round ${round.round}`);
-    return c.json({ round: round.round, id: item.id, name: item.name, class: item.class, category: item.category, keywords: [...item.keywords] }, 200);
+    if (!item)
+      throw new Problem("notFound", `No item with id ${JSON.stringify(id.slice(0, 100))} in ${disclose ? `round ${round.round}` : "the serving round"}`);
+    const shown = { id: item.id, name: item.name, class: item.class, category: item.category, keywords: [...item.keywords] };
+    return c.json(disclose ? { round: round.round, ...shown } : shown, 200);
   });
 }

@@ -15,8 +15,8 @@ export async function routeRequest(c: Context<ServicesEnv>): Promise<Routed> {
   return route(published, config, c.var.userKey) as Routed;
 }
 
-/** One round for this request: its arm's, or control's for an interleaved one. */
-export async function currentRound(c: Context<ServicesEnv>): Promise<ServingManifest> {
+/** One round for this request: its arm's, or control's for an interleaved one; and the experiment that chose it, if any. */
+export async function currentRound(c: Context<ServicesEnv>): Promise<{ round: ServingManifest; experiment: string | null }> {
   const routed = await routeRequest(c);
-  return routed.kind === "single" ? routed.round : routed.control;
+  return { round: routed.kind === "single" ? routed.round : routed.control, experiment: routed.experiment };
 }

@@ -1,7 +1,12 @@
 /**
  * GET /v1/search?q=&limit=&offset= — over the round this user's arm serves,
  * or over two rounds merged by team-draft interleaving. Every search is an
- * event (after the response); its requestId is what feedback refers to.
+ * event (after the response); its requestId is what feedback refers to, and
+ * the event holds the arm and each result's team, so feedback credits them
+ * without the client knowing either. While an experiment runs, the arm, the
+ * round(s) and the teams are the admin view (middleware/admin-view.ts): a
+ * client that knew its arm could steer the experiment (farm clicks into an
+ * arm, send zero-result queries to the treatment only).
  */
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -11,8 +16,10 @@ import { DATA_ROUTE, json, problems } from "../api/responses.js";
 import { SearchQuery, SearchResponse, UserKeyHeaders } from "../api/schemas.js";
 import { recordSearch, type SearchEvent } from "../experiments/events.js";
 import { teamDraft } from "../experiments/interleave.js";
+import { hashedNetwork } from "../experiments/network.js";
 import type { Routed } from "../experiments/routing.js";
 import { queryKeywords } from "../keywords.js";
+import { isAdminView } from "../middleware/admin-view.js";
 import type { ServicesEnv } from "../middleware/services.js";
 import { runSearch, type SearchResult } from "../pipeline.js";
 import { routeRequest } from "./round-choice.js";
@@ -25,8 +32,9 @@ export const searchRoute = createRoute({
   description:
     "Generates the query's keywords (LLM, else the round's policy, else the raw query), retrieves I_ret(q) and ranks it by the round's ranker (BM25 over the keyword bag, the item text, or a blend). " +
     "Pages past |I_ret(q)| continue with the related tail: items sharing a word of the keywords but no keyword, ranked the same way, each marked `related`. " +
-    "Under an experiment, the user's arm decides the round (A/B), or two rounds' results are merged by team-draft interleaving (each result names its team). " +
-    "Responses carry X-Request-Id, X-CoGR-Round, X-CoGR-Experiment and X-CoGR-Arm.",
+    "Under an experiment, the user's arm decides the round (A/B), or two rounds' results are merged by team-draft interleaving. " +
+    "Responses carry X-Request-Id. Which arm, round(s) and team answered is the admin view: with `Authorization: Bearer <ADMIN_TOKEN>` the response carries X-CoGR-Round, X-CoGR-Experiment and X-CoGR-Arm, and the body round, rounds, experiment, arm, totals and each result's team; " +
+    "without it, while an experiment runs, the body leaves those fields out (outside an experiment it has round, rounds, and experiment and arm null).",
   tags: ["search"],
   request: { query: SearchQuery, headers: UserKeyHeaders },
   responses: { 200: json("Ranked results.", SearchResponse), ...problems(...DATA_ROUTE) },
@@ -80,6 +88,7 @@ export function mountSearch(app: ApiApp) {
     c.header("x-request-id", requestId);
     const routed = await routeRequest(c);
     const base = routed.kind === "single" ? routed.round.round : routed.control.round;
+    const net = routed.salt === null ? null : await hashedNetwork(routed.salt, c.req.header("cf-connecting-ip"));
     const event = (over: Partial<SearchEvent>): SearchEvent => ({
       requestId,
       at: Date.now(),
@@ -88,6 +97,7 @@ export function mountSearch(app: ApiApp) {
       round: base,
       otherRound: routed.kind === "interleave" ? routed.treatment.round : null,
       userKey: c.var.userKey,
+      net,
       latencyMs: performance.now() - started,
       total: 0,
       zeroResult: true,
@@ -117,26 +127,34 @@ export function mountSearch(app: ApiApp) {
       }),
       c.var.waitUntil,
     );
-    c.header("x-cogr-round", found.rounds.join(","));
-    if (routed.experiment) c.header("x-cogr-experiment", routed.experiment);
-    if (routed.arm) c.header("x-cogr-arm", routed.arm);
+    const admin = await isAdminView(c.env.ADMIN_TOKEN, c.req.header("authorization"));
+    // Outside an experiment there is no arm to hide: the round is public (GET /v1/rounds lists it).
+    const disclose = admin || routed.experiment === null;
+    if (admin) {
+      c.header("x-cogr-round", found.rounds.join(","));
+      if (routed.experiment) c.header("x-cogr-experiment", routed.experiment);
+      if (routed.arm) c.header("x-cogr-arm", routed.arm);
+    }
     return c.json(
       {
         requestId,
         query: q,
-        round: base,
-        rounds: found.rounds,
-        experiment: routed.experiment,
-        arm: routed.arm,
+        ...(disclose ? { round: base, rounds: found.rounds, experiment: routed.experiment, arm: routed.arm } : {}),
         keywords: found.keywords,
         keywordSource: found.keywordSource,
         total: found.total,
         related: found.related,
-        ...(found.totals ? { totals: found.totals } : {}),
-        results: found.results,
+        ...(disclose && found.totals ? { totals: found.totals } : {}),
+        results: disclose ? found.results : found.results.map(withoutTeam),
         tookMs,
       },
       200,
     );
   });
+}
+
+/** A result as an ordinary client sees it: the team would tell it which results (and so which round) are the treatment's. */
+function withoutTeam(r: SearchResult & { team?: unknown }): SearchResult {
+  const { team: _team, ...rest } = r;
+  return rest;
 }

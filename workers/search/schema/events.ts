@@ -16,6 +16,11 @@ export const searches = sqliteTable(
     /** Interleaved searches: the treatment round. */
     otherRound: integer("other_round"),
     userKey: text("user_key").notNull(),
+    /**
+     * Under an experiment: the client's /24 or /48, hashed with the experiment's salt (never the address), so
+     * SRM and the guardrails can cap what one network counts for (workers/search/experiments/counting.ts).
+     */
+    net: text("net"),
     latencyMs: real("latency_ms").notNull(),
     total: integer("total").notNull(),
     zeroResult: integer("zero_result", { mode: "boolean" }).notNull(),
@@ -26,7 +31,7 @@ export const searches = sqliteTable(
     /** [[itemId, position, team?], …] as JSON. */
     shown: text("shown").notNull(),
   },
-  (t) => [index("searches_experiment").on(t.experimentId, t.arm)],
+  (t) => [index("searches_experiment").on(t.experimentId, t.arm), index("searches_experiment_net").on(t.experimentId, t.net)],
 );
 
 export const feedback = sqliteTable(

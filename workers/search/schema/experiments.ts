@@ -10,7 +10,8 @@ export const experiments = sqliteTable(
   "experiments",
   {
     id: text("id").primaryKey(),
-    state: text("state", { enum: ["running", "promoted", "rolled_back", "stopped"] }).notNull(),
+    // The enum is TypeScript's only: SQLite stores text, so a new state (paused) needs no migration.
+    state: text("state", { enum: ["running", "paused", "promoted", "rolled_back", "stopped"] }).notNull(),
     /** The whole Experiment (workers/experiments/config.ts) as JSON. */
     config: text("config").notNull(),
     /** Running minimum of the sequential p-value per metric and arm (JSON), so the always-valid p holds across looks. */
@@ -28,9 +29,9 @@ export const experimentChanges = sqliteTable(
     seq: integer("seq").primaryKey({ autoIncrement: true }),
     experimentId: text("experiment_id").notNull(),
     at: text("at").notNull(),
-    /** "admin" (the API), "guardrail" (the cron handler) */
+    /** "admin" (the API), "guardrail" (the cron handler: rollback, or pause when the trip is concentrated on few networks) */
     actor: text("actor").notNull(),
-    action: text("action", { enum: ["start", "ramp", "promote", "rollback", "stop"] }).notNull(),
+    action: text("action", { enum: ["start", "ramp", "promote", "rollback", "stop", "pause", "resume"] }).notNull(),
     reason: text("reason").notNull(),
     before: text("before"),
     after: text("after").notNull(),
