@@ -56,7 +56,12 @@ describe("the layout", () => {
       if (a !== b) graph.set(a, (graph.get(a) ?? new Set()).add(b));
     }
     const reaches = (a: string, b: string, seen = new Set<string>()): boolean =>
-      [...(graph.get(a) ?? [])].some((n) => n === b || (!seen.has(n) && (seen.add(n), reaches(n, b, seen))));
+      [...(graph.get(a) ?? [])].some((n) => {
+        if (n === b) return true;
+        if (seen.has(n)) return false;
+        seen.add(n);
+        return reaches(n, b, seen);
+      });
     const cycles = [...graph.keys()].filter((p) => reaches(p, p));
     expect(cycles).toEqual([]);
   });
