@@ -13,6 +13,7 @@ import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.j
 import { resetBreakers } from "../../workers/search/llm-breaker.js";
 import { postingLru } from "../../workers/search/middleware/services.js";
 import { dfBucketLru } from "../../workers/search/query-df.js";
+import { clearReadyCache } from "../../workers/search/routes/ready.js";
 import type { TestRounds } from "../support/test-rounds.js";
 import { type WireRound, wireSource } from "../support/wire-round.js";
 
@@ -56,6 +57,7 @@ export function clearIsolateCaches(opts: { keepGenerators?: boolean } = {}): voi
   keywordLru.clear();
   dfBucketLru.clear();
   resetBreakers();
+  clearReadyCache();
   if (!opts.keepGenerators) clearGeneratorCache();
 }
 
