@@ -4,8 +4,10 @@ import { startFixtureServer } from "./test/support/fixture-server.js";
 import { buildTestRounds } from "./test/support/worker-fixtures.js";
 import { startOpenAiTestServer } from "./tools/openai-test-server.js";
 
-const TEST_RATE_LIMIT = { limit: 40, periodS: 60 } as const;
-const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
+/** Small limits, so the rate-limit tests reach them quickly: per user key (else IP), per IP on /v1, per IP on /admin. */
+const TEST_RATE_LIMIT = { limit: 40, ipLimit: 60, adminLimit: 20, periodS: 60 } as const;
+/** At least ADMIN_TOKEN_LIMITS.minChars (32) characters: the worker refuses a shorter one. */
+const TEST_ADMIN_TOKEN = "test-admin-token-0123456789abcdef-0123";
 
 export default defineConfig(async () => {
   const runsWorkers = !process.argv.some((a) => /test\/(core|training|node|contract|experiments)/.test(a));
@@ -43,10 +45,17 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
-                // A small limit, so the rate-limit test reaches it quickly; helpers.get() gives every other request its own client IP.
-                ratelimits: { RATE_LIMITER: { simple: { limit: TEST_RATE_LIMIT.limit, period: TEST_RATE_LIMIT.periodS } } },
+                // Small limits, so the rate-limit tests reach them quickly; helpers.send() gives every other request its own client IP.
+                ratelimits: {
+                  RATE_LIMITER: { simple: { limit: TEST_RATE_LIMIT.limit, period: TEST_RATE_LIMIT.periodS } },
+                  IP_RATE_LIMITER: { simple: { limit: TEST_RATE_LIMIT.ipLimit, period: TEST_RATE_LIMIT.periodS } },
+                  ADMIN_RATE_LIMITER: { simple: { limit: TEST_RATE_LIMIT.adminLimit, period: TEST_RATE_LIMIT.periodS } },
+                },
                 bindings: {
                   TEST_RATE_LIMIT: TEST_RATE_LIMIT.limit,
+                  TEST_IP_RATE_LIMIT: TEST_RATE_LIMIT.ipLimit,
+                  TEST_ADMIN_RATE_LIMIT: TEST_RATE_LIMIT.adminLimit,
+                  READY_CACHE_TTL_MS: "0",
                   RATE_LIMIT_PERIOD_S: String(TEST_RATE_LIMIT.periodS),
                   ROUND_CACHE_TTL_MS: "0",
                   EVENTS_FLUSH_MS: "0",

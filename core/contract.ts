@@ -143,6 +143,13 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
 }
 
 /**
+ * The admin token's floor: `npm start` refuses a shorter ADMIN_TOKEN and the
+ * worker answers its admin routes 503 with one, so a guessable token never
+ * guards the admin API (32 characters: e.g. 16 random bytes as hex).
+ */
+export const ADMIN_TOKEN_LIMITS = { minChars: 32 } as const;
+
+/**
  * Compares a presented token with the expected one in constant time: both
  * are hashed first, so neither the expected token's length nor a matching
  * prefix shows in the time taken (the worker's admin and judge tokens, the

@@ -12,6 +12,7 @@
  *   2. Round 0 against the trained round N, both designs, up to a user budget.
  *   3. A broken arm (no keyword postings) and the guardrail cron rolling it back.
  */
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -113,14 +114,20 @@ runCli(async () => {
   const f1 = { control: devF1(dataset, r0, r0.index), degraded: devF1(dataset, r0, degradedIndex) };
   for (const r of [control, treatment, degraded, broken]) await publishTo(await localTarget(config, state), r, { incremental: false });
 
-  const token = `bench-${Date.now()}`;
+  const token = `bench-${randomUUID()}`; // the worker refuses an ADMIN_TOKEN under 32 characters
   // BENCH_VERBOSE=1 shows wrangler dev's output (the worker's logs, the guardrail's among them).
-  const server = await startDevServer(BENCH.port, state, process.env.BENCH_VERBOSE ? "inherit" : "ignore", {
-    ADMIN_TOKEN: token,
-    EVENTS_FLUSH_MS: "0",
-    // Every search sees an experiment change at once (else the isolate keeps the old configuration up to 5 s and misattributes its traffic).
-    ROUND_CACHE_TTL_MS: "0",
-  });
+  const server = await startDevServer(
+    BENCH.port,
+    state,
+    process.env.BENCH_VERBOSE ? "inherit" : "ignore",
+    {
+      ADMIN_TOKEN: token,
+      EVENTS_FLUSH_MS: "0",
+      // Every search sees an experiment change at once (else the isolate keeps the old configuration up to 5 s and misattributes its traffic).
+      ROUND_CACHE_TTL_MS: "0",
+    },
+    { benchLimits: true },
+  );
   try {
     const url = server.url;
     const admin = adminClient(url, token);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fuzz [-- --runs 10000 --seed S]` (needs COGR_DATA): the
+ * `npm run bench:fuzz [-- --runs 10000 --seed S --port 8798]` (needs COGR_DATA): the
  * fuzz suite at benchmark size, over real HTTP against `wrangler dev` on
  * WANDS round 0, with arbitrary method tokens too (test/support/fuzz-requests.ts;
  * `npm test` runs 3,000 of the same requests inside workerd). Requests go out
@@ -15,7 +15,7 @@ import { intOption, parseCli, runCli } from "./cli.js";
 import { assertPortFree } from "./port.js";
 
 const BENCH = { port: 8798, runs: 10_000, seed: 20261201, concurrency: 8 } as const;
-const USAGE = "npm run bench:fuzz [-- --runs 10000 --seed S]";
+const USAGE = "npm run bench:fuzz [-- --runs 10000 --seed S --port 8798]";
 /** Methods fetch-style clients refuse to send; a raw client could, but the dev proxy in front of workerd does not pass them on. */
 const UNSENDABLE = new Set(["CONNECT", "TRACE", "TRACK"]);
 
@@ -34,11 +34,12 @@ function send(port: number, req: FuzzRequest): Promise<{ status: number; type: s
 }
 
 runCli(async () => {
-  const args = parseCli({ runs: { type: "string" }, seed: { type: "string" } }, USAGE);
+  const args = parseCli({ runs: { type: "string" }, seed: { type: "string" }, port: { type: "string" } }, USAGE);
   const runs = intOption("runs", args.runs, BENCH.runs, 1);
   const seed = intOption("seed", args.seed, BENCH.seed);
-  await assertPortFree(BENCH.port);
-  const served = await serveWandsRound0(BENCH.port);
+  const port = intOption("port", args.port, BENCH.port, 1);
+  await assertPortFree(port);
+  const served = await serveWandsRound0(port);
   try {
     const requests = fc.sample(
       fuzzRequests({ anyMethod: true }).filter((r) => !UNSENDABLE.has(r.method)),
@@ -49,7 +50,7 @@ runCli(async () => {
     const started = Date.now();
     for (let j = 0; j < requests.length; j += BENCH.concurrency) {
       const batch = requests.slice(j, j + BENCH.concurrency);
-      const answers = await Promise.all(batch.map((r) => send(BENCH.port, r).catch((e: Error) => ({ status: -1, type: "", body: e.message }))));
+      const answers = await Promise.all(batch.map((r) => send(port, r).catch((e: Error) => ({ status: -1, type: "", body: e.message }))));
       answers.forEach((a, k) => {
         const req = batch[k] as FuzzRequest;
         // Over 16 KiB of request line and headers, wrangler dev's Node proxy answers a bare 431 before the worker sees the request (Cloudflare's edge has its own limits and answers likewise).

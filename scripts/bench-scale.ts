@@ -140,7 +140,7 @@ runCli(async () => {
     const dropped = (await kv.kv.deletePrefix("p:")) + (await kv.kv.deletePrefix("kw:"));
     await kv.dispose();
     if (dropped > 0) console.log(`(dropped ${dropped} cached KV values of an earlier run)`);
-    const server = await startDevServer(BENCH.port, state, "ignore");
+    const server = await startDevServer(BENCH.port, state, "ignore", {}, { benchLimits: true });
     try {
       const pgid = server.child.pid as number;
       const idle = workerdMemory(pgid);

@@ -12,6 +12,7 @@
  * (bench/hinted-miss.ts).
  * A benchmark, not a test: it prints figures. `--duration S` shortens it.
  */
+import { randomUUID } from "node:crypto";
 import autocannon from "autocannon";
 import { adminClient } from "./admin-client.js";
 import { benchHintedMiss } from "./bench/hinted-miss.js";
@@ -47,7 +48,7 @@ runCli(async () => {
     await llmSection(connections, intOption("llm-duration", args["llm-duration"], BENCH.llmDurationS, 1));
     return;
   }
-  const token = `bench-${Date.now()}`;
+  const token = `bench-${randomUUID()}`; // the worker refuses an ADMIN_TOKEN under 32 characters
   const served = await serveWandsRound0(BENCH.port, { twin: true, vars: { ADMIN_TOKEN: token } });
   try {
     const base = served.server.url;

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { QUIET_WRANGLER_ENV, WRANGLER_BIN } from "../publish/node/wrangler.js";
+import { writeBenchConfig } from "./bench/wrangler-config.js";
 
 export interface DevServer {
   readonly url: string;
@@ -21,12 +22,22 @@ const HEALTH = { pollMs: 250, timeoutMs: 150_000 } as const;
 /**
  * Starts `wrangler dev` and waits until it answers. The wait accepts only
  * this run's server: /healthz must echo the per-run DEV_INSTANCE token, so
- * another server on the port is never mistaken for it.
+ * another server on the port is never mistaken for it. `benchLimits`: the
+ * benchmarks' own config, wrangler.toml with its rate limits raised
+ * (bench/wrangler-config.ts); `npm start` runs wrangler.toml as it is.
  */
-export async function startDevServer(port: number, stateDir: string, output: "inherit" | "ignore", vars: Record<string, string> = {}): Promise<DevServer> {
+export async function startDevServer(
+  port: number,
+  stateDir: string,
+  output: "inherit" | "ignore",
+  vars: Record<string, string> = {},
+  opts: { benchLimits?: boolean } = {},
+): Promise<DevServer> {
   const instance = randomUUID();
   // --test-scheduled: GET /__scheduled runs the cron handler (the guardrails) on demand.
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--show-interactive-dev-session=false", "--test-scheduled"];
+  const config = opts.benchLimits ? writeBenchConfig() : null;
+  if (config) args.push("--config", config.path);
   for (const [k, v] of Object.entries({ ...vars, DEV_INSTANCE: instance })) args.push("--var", `${k}:${v}`);
   const child = spawn(WRANGLER_BIN, args, {
     env: { ...process.env, ...QUIET_WRANGLER_ENV },
@@ -47,10 +58,14 @@ export async function startDevServer(port: number, stateDir: string, output: "in
   // Registered before the health wait, so Ctrl-C during start-up stops wrangler too.
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  process.on("exit", () => signalGroup("SIGKILL"));
+  process.on("exit", () => {
+    signalGroup("SIGKILL");
+    config?.remove();
+  });
   const exited = new Promise<number | null>((resolve) =>
     child.on("exit", (code) => {
       signalGroup("SIGKILL"); // workerd children that outlive the wrapper
+      config?.remove();
       resolve(code);
     }),
   );

@@ -4,8 +4,9 @@
  *   2. publishes the newest round into the local state (replacing an earlier,
  *      different round N there: re-training rewrites artifacts/rounds/N);
  *   3. runs `wrangler dev` on http://127.0.0.1:8787 until Ctrl-C.
- * A port that is taken is refused first; "serving" is said only once this
- * run's own server answers (see dev-server.ts).
+ * A port that is taken, or an ADMIN_TOKEN under 32 characters, is refused
+ * first; "serving" is said only once this run's own server answers (see
+ * dev-server.ts).
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import { servingRounds } from "../publish/publisher.js";
 import { dataDir, WANDS_FILES } from "../training/data/wands.js";
 import { artifactsDir, listRounds, writeRound } from "../training/round-artifact.js";
 import { buildRound0Streaming } from "../training/round0.js";
+import { assertAdminToken } from "./admin-token.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
@@ -27,7 +29,8 @@ runCli(async () => {
   const args = parseCli({ port: { type: "string" }, state: { type: "string" } }, USAGE);
   const port = intOption("port", args.port, 8787, 1);
   const stateDir = args.state ?? DEFAULT_STATE_DIR;
-  await assertPortFree(port); // before building or publishing anything
+  assertAdminToken(); // before building or publishing anything, as is the port
+  await assertPortFree(port);
 
   let round = listRounds().at(-1) ?? null;
   if (round === null) {

@@ -45,7 +45,7 @@ export async function benchKeywordMiss(port: number, root: string, round: number
   const config = readDeployConfig();
   await applyMigrations(config, { mode: "local", stateDir: state });
   await publishTo(await localTarget(config, state), round, { root });
-  const server = await startDevServer(port, state, "ignore");
+  const server = await startDevServer(port, state, "ignore", {}, { benchLimits: true });
   try {
     // A run-unique suffix makes every query one no cache holds (publish warms the round's own queries).
     const nonce = Date.now().toString(36);

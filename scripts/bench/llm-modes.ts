@@ -44,7 +44,7 @@ export async function benchLlmModes(port: number, stateDir: string, queries: rea
   };
   try {
     for (const [mode, url] of modes) {
-      const server = await startDevServer(port, stateDir, "ignore", { LLM_BASE_URL: url, LLM_TIMEOUT_MS: "2000" });
+      const server = await startDevServer(port, stateDir, "ignore", { LLM_BASE_URL: url, LLM_TIMEOUT_MS: "2000" }, { benchLimits: true });
       try {
         if (url === "" && rows.length === 0) {
           // Warm-up (not measured): every WANDS query's postings into KV, as a serving round's would be.

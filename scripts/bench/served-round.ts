@@ -50,7 +50,7 @@ export async function serveWandsRound0(port: number, opts: { twin?: boolean; var
     const r0 = readRound(0, artifacts);
     await publishTo(await localTarget(config, state), memorySource({ ...r0, manifest: { ...r0.manifest, round: 1 } }), { root: artifacts });
   }
-  const server = await startDevServer(port, state, "ignore", opts.vars);
+  const server = await startDevServer(port, state, "ignore", opts.vars, { benchLimits: true });
   return {
     dataset,
     server,

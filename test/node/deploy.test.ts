@@ -8,12 +8,26 @@ import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { QUIET_WRANGLER_ENV, WRANGLER_BIN } from "../../publish/node/wrangler.js";
 
-describe("the rate limit in wrangler.toml", () => {
-  it.each([[undefined], ["staging"], ["production"]])("env %s binds RATE_LIMITER and sends its period as Retry-After", (environment) => {
+const LIMITERS = ["RATE_LIMITER", "IP_RATE_LIMITER", "ADMIN_RATE_LIMITER"] as const;
+
+describe("the rate limits in wrangler.toml", () => {
+  it.each([[undefined], ["staging"], ["production"]])("env %s binds every limiter and sends their period as Retry-After", (environment) => {
     const config = unstable_readConfig({ config: "wrangler.toml", env: environment });
-    const limiter = (config.ratelimits ?? []).find((r: { name: string }) => r.name === "RATE_LIMITER");
-    expect(limiter?.simple.limit).toBeGreaterThan(0);
-    expect(String(limiter?.simple.period)).toBe((config.vars as Record<string, string>).RATE_LIMIT_PERIOD_S);
+    for (const name of LIMITERS) {
+      const limiter = (config.ratelimits ?? []).find((r: { name: string }) => r.name === name);
+      expect(limiter?.simple.limit, name).toBeGreaterThan(0);
+      expect(String(limiter?.simple.period), name).toBe((config.vars as Record<string, string>).RATE_LIMIT_PERIOD_S);
+    }
+    // Each binding counts in its own namespace.
+    expect(new Set((config.ratelimits ?? []).map((r: { namespace_id: string }) => r.namespace_id)).size).toBe(LIMITERS.length);
+  });
+
+  it("allows local development 300 requests per user key and 1,000 per IP per 10 s", () => {
+    const limits = Object.fromEntries(
+      (unstable_readConfig({ config: "wrangler.toml" }).ratelimits ?? []).map((r: { name: string; simple: { limit: number } }) => [r.name, r.simple]),
+    );
+    expect(limits.RATE_LIMITER).toEqual({ limit: 300, period: 10 });
+    expect(limits.IP_RATE_LIMITER).toEqual({ limit: 1000, period: 10 });
   });
 });
 
@@ -23,7 +37,7 @@ describe("wrangler deploy --dry-run", () => {
     const args = ["deploy", "--dry-run", "--outdir", out, ...(environment ? ["--env", environment] : [])];
     const log = execFileSync(WRANGLER_BIN, args, { env: { ...process.env, ...QUIET_WRANGLER_ENV }, encoding: "utf8" });
     expect(log).toMatch(/--dry-run: exiting now/);
-    for (const binding of ["CATALOG", "SHARD_0", "SHARD_3", "CACHE", "RATE_LIMITER"]) expect(log).toContain(binding);
+    for (const binding of ["CATALOG", "SHARD_0", "SHARD_3", "CACHE", ...LIMITERS]) expect(log).toContain(binding);
     const js = readdirSync(out).filter((f) => f.endsWith(".js"));
     expect(js.length).toBeGreaterThan(0);
     const file = join(out, js[0] as string);

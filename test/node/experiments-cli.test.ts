@@ -17,7 +17,7 @@ describe("experiments through the CLI on npm start", () => {
   const synth = writeSyntheticWands(150);
   const artifacts = mkdtempSync(join(tmpdir(), "cogr-exp-art-"));
   const state = mkdtempSync(join(tmpdir(), "cogr-exp-state-"));
-  const token = "cli-test-token-42";
+  const token = "cli-test-token-0123456789abcdef-42"; // npm start refuses one under 32 characters
   const env = { COGR_DATA: synth.dir, COGR_ARTIFACTS: artifacts, ADMIN_TOKEN: token };
   let child: ChildProcess;
   let url = "";

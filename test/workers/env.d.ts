@@ -10,6 +10,10 @@ declare global {
       readonly TEST_LLM_URL: string;
       /** The RATE_LIMITER binding's limit per client in the tests (vitest.config.ts). */
       readonly TEST_RATE_LIMIT: number;
+      /** The IP_RATE_LIMITER binding's limit per IP address (/v1) in the tests. */
+      readonly TEST_IP_RATE_LIMIT: number;
+      /** The ADMIN_RATE_LIMITER binding's limit per IP address (/admin) in the tests. */
+      readonly TEST_ADMIN_RATE_LIMIT: number;
     }
   }
 }

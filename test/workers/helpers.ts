@@ -13,6 +13,7 @@ import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.j
 import { resetBreakers } from "../../workers/search/llm-breaker.js";
 import { postingLru } from "../../workers/search/middleware/services.js";
 import { dfBucketLru } from "../../workers/search/query-df.js";
+import { clearReadyCache } from "../../workers/search/routes/ready.js";
 import type { TestRounds } from "../support/test-rounds.js";
 import { type WireRound, wireSource } from "../support/wire-round.js";
 
@@ -56,6 +57,7 @@ export function clearIsolateCaches(opts: { keepGenerators?: boolean } = {}): voi
   keywordLru.clear();
   dfBucketLru.clear();
   resetBreakers();
+  clearReadyCache();
   if (!opts.keepGenerators) clearGeneratorCache();
 }
 
@@ -78,14 +80,18 @@ export function freshClientIp(): string {
 
 /** A request to the app with the test bindings, optionally overriding some; from a fresh client unless the headers name one. */
 export async function get(path: string, overrides: Partial<Record<string, unknown>> = {}, headers: Record<string, string> = {}, method = "GET") {
-  const from: Record<string, string> = "cf-connecting-ip" in headers ? {} : { "cf-connecting-ip": freshClientIp() };
-  return send(path, { headers: { ...from, ...headers }, method }, overrides);
+  return send(path, { headers, method }, overrides);
 }
 
-/** One request through the app with a real execution context, waited on, so what it writes after the response (events, KV) has landed. */
+/**
+ * One request through the app with a real execution context, waited on, so what it writes after the response (events, KV) has landed;
+ * from a fresh client IP unless the headers name one (the per-IP limits meet only the tests that aim at them).
+ */
 export async function send(path: string, init: RequestInit, overrides: Partial<Record<string, unknown>> = {}) {
+  const headers = new Headers(init.headers);
+  if (!headers.has("cf-connecting-ip")) headers.set("cf-connecting-ip", freshClientIp());
   const ctx = createExecutionContext();
-  const res = await app.request(path, init, { ...env, ...overrides }, ctx);
+  const res = await app.request(path, { ...init, headers }, { ...env, ...overrides }, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }

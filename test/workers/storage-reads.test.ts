@@ -18,51 +18,11 @@ import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.j
 import { postingLru } from "../../workers/search/middleware/services.js";
 import { dfBucketLru } from "../../workers/search/query-df.js";
 import { admin } from "./admin.js";
+import { countingD1, type QueryCount } from "./d1-count.js";
 import { get, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
 const SHARDS = shardDatabases(env).length;
-
-/** D1 statements run per binding name. */
-type Counts = Record<string, number>;
-
-/** A D1 binding that counts every statement it runs (prepared, batched or through a session) and runs it on the real one. */
-function counting(name: string, db: D1Database, counts: Counts): D1Database {
-  const bump = (n = 1) => {
-    counts[name] = (counts[name] ?? 0) + n;
-  };
-  const statement = (s: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(s, {
-      get(target, prop) {
-        if (prop === "bind") return (...args: unknown[]) => statement(target.bind(...args));
-        if (prop === "all" || prop === "raw" || prop === "first" || prop === "run")
-          return (...args: unknown[]) => {
-            bump();
-            return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        const v = Reflect.get(target, prop, target);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
-  const session = <T extends D1Database | D1DatabaseSession>(d: T): T =>
-    new Proxy(d, {
-      get(target, prop) {
-        if (prop === "prepare")
-          return (sql: string) => {
-            return statement(target.prepare(sql));
-          };
-        if (prop === "batch")
-          return (stmts: D1PreparedStatement[]) => {
-            bump(stmts.length);
-            return target.batch(stmts);
-          };
-        if (prop === "withSession") return (...args: unknown[]) => session((target as D1Database).withSession(...(args as [])));
-        const v = Reflect.get(target, prop, target);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
-  return session(db);
-}
 
 /** Empties the isolate's posting, row, keyword and generator caches; the round list stays (its own read is counted apart). */
 function coldCaches(): void {
@@ -76,13 +36,14 @@ function coldCaches(): void {
 /** One search with counting bindings, from cold isolate caches; returns its status, body and the D1 statements per binding. */
 async function countedSearch(path: string, headers: Record<string, string> = {}, vars: Record<string, string> = {}) {
   coldCaches();
-  const counts: Counts = {};
-  const overrides: Record<string, unknown> = { CATALOG: counting("catalog", env.CATALOG, counts), ...vars };
-  for (let s = 0; s < SHARDS; s++) overrides[`SHARD_${s}`] = counting(`shard${s}`, env[`SHARD_${s}` as keyof typeof env] as D1Database, counts);
+  const catalog: QueryCount = { queries: 0 };
+  const perShard: QueryCount[] = Array.from({ length: SHARDS }, () => ({ queries: 0 }));
+  const overrides: Record<string, unknown> = { CATALOG: countingD1(env.CATALOG, catalog), ...vars };
+  for (let s = 0; s < SHARDS; s++) overrides[`SHARD_${s}`] = countingD1(env[`SHARD_${s}` as keyof typeof env] as D1Database, perShard[s] as QueryCount);
   const res = await get(path, overrides, headers);
   const body = (await res.json()) as { round: number; total: number; keywordSource: string; keywords: string[] };
-  const shards = Array.from({ length: SHARDS }, (_, s) => counts[`shard${s}`] ?? 0);
-  return { status: res.status, body, catalog: counts.catalog ?? 0, shards, shardTotal: shards.reduce((a, b) => a + b, 0) };
+  const shards = perShard.map((c) => c.queries);
+  return { status: res.status, body, catalog: catalog.queries, shards, shardTotal: shards.reduce((a, b) => a + b, 0) };
 }
 
 /** A round list that stays fresh during the request, so only the search's own reads are counted (a stale one adds 1, counted below). */

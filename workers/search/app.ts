@@ -5,7 +5,7 @@
  *
  *   security headers → CORS → JSON escaping → request guard (414, 431,
  *   malformed UTF-8, repeated parameters) → [/v1/*] rate limit → user key →
- *   services → route;  [/admin/*] bearer token → route
+ *   services → route;  [/admin/*] admin rate limit → bearer token → route
  */
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
@@ -13,7 +13,7 @@ import type { ApiApp } from "./api/app-type.js";
 import { notFound, onError, Problem, problemResponse } from "./errors.js";
 import { adminAuth } from "./middleware/admin-auth.js";
 import { escapeJson } from "./middleware/escape-json.js";
-import { rateLimit } from "./middleware/rate-limit.js";
+import { adminRateLimit, rateLimit } from "./middleware/rate-limit.js";
 import { requestGuard, strictPathParams } from "./middleware/request-guard.js";
 import { security } from "./middleware/security.js";
 import { type ServicesEnv, services } from "./middleware/services.js";
@@ -85,6 +85,7 @@ export function createApp(): ApiApp {
   app.use("/v1/*", userKey);
   app.use("/", userKey);
   app.use("/v1/*", services);
+  app.use("/admin/*", adminRateLimit);
   app.use("/admin/*", adminAuth);
   for (const r of ROUTES) if (r.path.includes("{")) app.use(honoPath(r.path), strictPathParams(honoPath(r.path)));
   for (const mount of MOUNTS) mount(app);

@@ -19,10 +19,18 @@ export interface Env {
   /** How long the LLM circuit stays open before one request probes again (default 30 s). */
   readonly LLM_BREAKER_COOLDOWN_MS?: string;
   readonly ROUND_CACHE_TTL_MS?: string;
-  /** Workers Rate Limiting binding (wrangler.toml [[ratelimits]]); absent: no limit. */
+  /** Workers Rate Limiting binding per user key (else IP) on /v1/* (wrangler.toml [[ratelimits]]); absent: no limit. */
   readonly RATE_LIMITER?: RateLimit;
-  /** The limiter's period in seconds (10 or 60), sent as Retry-After with a 429; kept equal to the binding's by a test. */
+  /** Per client IP address (IPv6: per /64) on /v1/*, so rotating user keys does not escape the limit; absent: no limit. */
+  readonly IP_RATE_LIMITER?: RateLimit;
+  /** Per client IP address on /admin/*, a budget of its own; absent: no limit. */
+  readonly ADMIN_RATE_LIMITER?: RateLimit;
+  /** The limiters' period in seconds (10 or 60), sent as Retry-After with a 429; kept equal to every binding's by a test. */
   readonly RATE_LIMIT_PERIOD_S?: string;
+  /** Seconds a query's generated keywords stay in KV (`kw:`); default a week, at least 60. */
+  readonly KEYWORD_CACHE_TTL_S?: string;
+  /** Milliseconds an isolate reuses its /readyz answer (default 5000; 0: probe every time). */
+  readonly READY_CACHE_TTL_MS?: string;
   /** Set by `npm start` (wrangler dev --var): /healthz echoes it, so the start-up wait knows it reached its own server. */
   readonly DEV_INSTANCE?: string;
   readonly [shard: `SHARD_${number}`]: D1Database | undefined;

@@ -12,7 +12,10 @@
  *   3. "raw"    — no keywords: retrieval uses the normalised query alone.
  *
  * Caching, per (round, normalised query), in the isolate and in KV:
- *   - answers of the round's preferred source are kept (`kw:` keys);
+ *   - answers of the round's preferred source are kept (`kw:` keys) for
+ *     `keywordCacheTtlS` (KEYWORD_CACHE_TTL_S, default a week): every
+ *     distinct query writes one, so without an expiry KV would grow with
+ *     whatever queries clients invent;
  *   - an LLM round's fallback answers after a failed call are kept for
  *     FALLBACK_CACHE only (`kwf:` keys), so a hot query does not call a dead
  *     endpoint on every request, and a recovered LLM is used again within a
@@ -54,6 +57,8 @@ export interface KeywordDeps {
   readonly llmBaseUrl?: string | undefined;
   readonly llmApiKey?: string | undefined;
   readonly llmTimeoutMs: number;
+  /** How long a `kw:` answer lives in KV, in seconds (≥ KV's 60). */
+  readonly keywordCacheTtlS: number;
   /** The circuit breaker's cool-down (llm-breaker.ts). */
   readonly llmCoolDownMs?: number;
   readonly waitUntil: (p: Promise<unknown>) => void;
@@ -132,7 +137,7 @@ function remember(deps: KeywordDeps, key: string, answer: QueryKeywords, fallbac
   keywordLru.set(key, fallback ? { ...answer, expiresAtMs: Date.now() + FALLBACK_CACHE.isolateTtlMs } : answer);
   deps.waitUntil(
     Promise.resolve()
-      .then(() => deps.kv.put(key, JSON.stringify(answer), fallback ? { expirationTtl: FALLBACK_CACHE.kvTtlS } : undefined))
+      .then(() => deps.kv.put(key, JSON.stringify(answer), { expirationTtl: fallback ? FALLBACK_CACHE.kvTtlS : deps.keywordCacheTtlS }))
       .catch((e) => console.warn("KV keyword cache write failed", e)),
   );
   return answer;

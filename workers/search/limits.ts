@@ -35,4 +35,12 @@ export const SERVING_LIMITS = {
   retryAfterUnavailableS: 5,
   /** Retry-After for a 429 when RATE_LIMIT_PERIOD_S is not set: the longest window the Rate Limiting binding has. */
   rateLimitPeriodSDefault: 60,
+  /** The deepest a search pages: offset + limit. Each result up to it costs ranking, a row read and (interleaved) an explanation; deep paging is not a search use. */
+  pageDepthMax: 1000,
+  /** How long a query's generated keywords (`kw:` in KV) live when KEYWORD_CACHE_TTL_S is not set: a week, so distinct queries cannot grow KV without bound. */
+  keywordCacheTtlSDefault: 7 * 24 * 3600,
+  /** KV's shortest expiration; a shorter KEYWORD_CACHE_TTL_S is raised to it. */
+  kvTtlSMin: 60,
+  /** How long an isolate reuses its /readyz answer when READY_CACHE_TTL_MS is not set: a probe costs S + 2 storage reads, so repeating it cannot multiply them. */
+  readyCacheTtlMsDefault: 5000,
 } as const;

@@ -3,6 +3,7 @@
  * documents the same problem statuses the same way.
  */
 import type { z } from "@hono/zod-openapi";
+import { ADMIN_TOKEN_LIMITS } from "../../../core/contract.js";
 import { Problem } from "./schemas.js";
 
 const PROBLEM_STATUSES = {
@@ -13,10 +14,10 @@ const PROBLEM_STATUSES = {
   405: "Another method than the path allows (see `Allow`).",
   409: "The experiment is not running, changed meanwhile, another one runs, or there is no winner to promote yet.",
   414: "The request's path and query together exceed 8 KiB.",
-  429: "This client (user key, else IP) is over its rate limit; retry after `Retry-After` seconds.",
+  429: "Over a rate limit (/v1: per user key, else IP, and per IP address; /admin: per IP address); retry after `Retry-After` seconds.",
   431: "The request's headers together exceed 8 KiB.",
   500: "The deployment is misconfigured (e.g. a missing shard binding); nothing internal is shown.",
-  503: "No round is published yet, storage is not migrated, D1 failed (retry after `Retry-After` seconds), or (admin) no ADMIN_TOKEN is configured.",
+  503: `No round is published yet, storage is not migrated, D1 failed (retry after \`Retry-After\` seconds), or (admin) no ADMIN_TOKEN is configured, or one under ${ADMIN_TOKEN_LIMITS.minChars} characters.`,
 } as const;
 
 export type ProblemStatus = keyof typeof PROBLEM_STATUSES;

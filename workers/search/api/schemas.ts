@@ -29,7 +29,9 @@ function flagParam(name: string, description: string) {
     .openapi({ param: { name, in: "query", description }, type: "string", enum: ["0", "1"], default: "0" });
 }
 
-export const SearchQuery = z.object({
+const PAGE_DEPTH = `offset + limit must be at most ${SERVING_LIMITS.pageDepthMax}`;
+
+const SearchFields = z.object({
   q: z
     .string({ error: `q must be 1 to ${SERVING_LIMITS.queryMaxChars} characters after trimming` })
     .transform((s) => s.trim())
@@ -49,8 +51,15 @@ export const SearchQuery = z.object({
   limit: intParam("limit", 1, SERVING_LIMITS.limitMax, SERVING_LIMITS.limitDefault).openapi({
     param: { name: "limit", in: "query", description: "Results per page." },
   }),
-  offset: intParam("offset", 0, Number.MAX_SAFE_INTEGER, 0).openapi({ param: { name: "offset", in: "query", description: "Results to skip." } }),
+  offset: intParam("offset", 0, SERVING_LIMITS.pageDepthMax - 1, 0).openapi({
+    param: { name: "offset", in: "query", description: `Results to skip; ${PAGE_DEPTH} (deep paging is not a search use): past that, a 400 naming offset.` },
+  }),
   explain: flagParam("explain", "1: each result says why it matched (the keywords that hit, each word's BM25 contribution)."),
+});
+
+/** Every result up to offset + limit is ranked and read (interleaved: explained too), so the depth is bounded, not only each part. */
+export const SearchQuery = SearchFields.superRefine((v, ctx) => {
+  if (v.offset + v.limit > SERVING_LIMITS.pageDepthMax) ctx.addIssue({ code: "custom", path: ["offset"], message: PAGE_DEPTH });
 });
 
 const userKeyHeader = (name: string, description: string) =>
@@ -209,7 +218,8 @@ export const Health = z.object({ status: z.literal("ok"), llm: LlmHealth }).open
 
 const CheckState = z.enum(["ok", "failed", "missing"]);
 export const ReadyChecks = z.object({ catalog: CheckState, shards: CheckState, kv: CheckState }).openapi("ReadyChecks", {
-  description: "catalog: the rounds table answers; shards: every shard's postings table answers; kv: the serving round's query generator is in KV.",
+  description:
+    "catalog: the rounds table answers; shards: every shard answers a search's query (its postings and blocks tables); kv: the serving round's query generator is in KV. The answer is kept per isolate for a few seconds.",
 });
 
 export const Ready = z.object({ status: z.literal("ready"), round: z.number().int().nonnegative(), checks: ReadyChecks }).openapi("Ready");

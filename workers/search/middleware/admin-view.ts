@@ -4,12 +4,14 @@
  * admin token (`Authorization: Bearer <ADMIN_TOKEN>`, compared in constant
  * time) gets it; any other, a wrong token included, is an ordinary client
  * and gets the ordinary response, never an error, so the search API does
- * not become a token oracle. Without ADMIN_TOKEN nobody gets it.
+ * not become a token oracle. Without ADMIN_TOKEN, or with one shorter than
+ * ADMIN_TOKEN_LIMITS.minChars, nobody gets it.
  */
-import { tokensEqual } from "../../../core/contract.js";
+import { ADMIN_TOKEN_LIMITS, tokensEqual } from "../../../core/contract.js";
 
 export async function isAdminView(expected: string | undefined, authorization: string | undefined): Promise<boolean> {
-  if (!expected || !authorization) return false;
+  // A token too short to be safe disables the admin view, as it disables the admin API (admin-auth.ts).
+  if (!expected || expected.length < ADMIN_TOKEN_LIMITS.minChars || !authorization) return false;
   const match = /^Bearer\s+(.+)$/i.exec(authorization);
   return match ? tokensEqual(match[1] as string, expected) : false;
 }

@@ -49,6 +49,7 @@ export const services = createMiddleware<ServicesEnv>(async (c, next) => {
       llmBaseUrl: env.LLM_BASE_URL || undefined,
       llmApiKey: env.LLM_API_KEY,
       llmTimeoutMs: intVar(env.LLM_TIMEOUT_MS, SERVING_LIMITS.llmTimeoutMsDefault),
+      keywordCacheTtlS: Math.max(SERVING_LIMITS.kvTtlSMin, intVar(env.KEYWORD_CACHE_TTL_S, SERVING_LIMITS.keywordCacheTtlSDefault)),
       llmCoolDownMs: intVar(env.LLM_BREAKER_COOLDOWN_MS, BREAKER_LIMITS.coolDownMs),
       waitUntil,
     },

@@ -4,6 +4,7 @@
  * hit shown under it. Pages of 20; the related tail past I_ret(q) under
  * its own heading.
  */
+import { SERVING_LIMITS } from "../limits.js";
 import { htmlDocument } from "./shell.js";
 
 export const SEARCH_PAGE = htmlDocument({
@@ -28,7 +29,9 @@ export const SEARCH_PAGE = htmlDocument({
   var PAGE_SIZE = 20;
   var params = new URLSearchParams(location.search);
   var q = params.get("q") || "";
-  var offset = Math.max(0, parseInt(params.get("offset") || "0", 10) || 0);
+  // The API pages at most ${SERVING_LIMITS.pageDepthMax} results deep (offset + limit): a deeper link shows the last page it allows.
+  var MAX_OFFSET = ${SERVING_LIMITS.pageDepthMax} - PAGE_SIZE;
+  var offset = Math.min(MAX_OFFSET, Math.max(0, parseInt(params.get("offset") || "0", 10) || 0));
   el("q").value = q;
   function go(newOffset) { var p = new URLSearchParams({ q: q, offset: String(newOffset) }); location.search = p.toString(); }
   el("prev").onclick = function () { go(Math.max(0, offset - PAGE_SIZE)); };
@@ -81,7 +84,7 @@ export const SEARCH_PAGE = htmlDocument({
       else if (b.total === 0 && offset === 0) el("notice").textContent = "No item has these keywords; below, items that share a word.";
       else if (b.results.length === 0) el("notice").textContent = "This page starts past the last of the " + all + (all === 1 ? " result" : " results") + ": go back to the previous page.";
       el("prev").hidden = offset === 0;
-      el("next").hidden = offset + b.results.length >= all;
+      el("next").hidden = offset + b.results.length >= all || offset >= MAX_OFFSET;
       el("compare").href = "/compare?" + new URLSearchParams({ q: q });
       el("compare").hidden = false;
     })

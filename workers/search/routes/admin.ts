@@ -21,7 +21,7 @@ import { experimentFrom, InvalidExperiment, rampedExperiment } from "../experime
 import type { ServicesEnv } from "../middleware/services.js";
 import { fromD1, storageProblem } from "../storage.js";
 
-const ADMIN: ProblemStatus[] = [...EVERY_ROUTE, 401, 403, 503];
+const ADMIN: ProblemStatus[] = [...EVERY_ROUTE, 401, 403, 429, 503];
 const security = [{ adminToken: [] }];
 const body = <T>(schema: T) => ({ body: { required: true, content: { "application/json": { schema } } } });
 

@@ -40,6 +40,16 @@ export function readSession(db: D1Database): D1Reader {
   return typeof db.withSession === "function" ? db.withSession("first-unconstrained") : db;
 }
 
+/**
+ * Readiness (/readyz): a shard answers the query a search sends it, with
+ * nothing to look up. It reads no row, and fails exactly when the shard
+ * could not answer a search: a table or column missing, D1 down.
+ */
+export async function probeShard(db: D1Database): Promise<true> {
+  await readSession(db).prepare(QUERY).bind("[]", "[]").all();
+  return true;
+}
+
 export class D1IndexStore implements IndexStore {
   constructor(private readonly shards: readonly D1Database[]) {}
 
