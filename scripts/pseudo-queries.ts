@@ -3,7 +3,9 @@
  * pseudo-queries `npm run train -- --supervision catalog` trains on, from
  * COGR_DATA's product.csv alone (training/supervision/catalog-queries.ts):
  * how many, of which shapes, and `--show N` of them spread evenly over the
- * draw, each with its type, attributes and relevant counts (Exact / Partial).
+ * draw, each with its type, attributes and graded counts: Exact, Partial (an
+ * attribute unknown, or a near type) and Partial with another value of an
+ * attribute; training counts the first two relevant.
  */
 
 import { dataDir } from "../training/data/wands.js";
@@ -27,6 +29,7 @@ runCli(async () => {
   const shapes: Record<string, number> = {};
   for (const q of set.queries) shapes[q.shape] = (shapes[q.shape] ?? 0) + 1;
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  // What training counts relevant (training/supervision/supervision.ts): Exact, and Partial unless an attribute differs.
   const relevant = set.queries.map((q) => q.grades.exact.length + q.grades.partial.length);
   if (args.json) {
     console.log(
@@ -46,6 +49,7 @@ runCli(async () => {
           intent: q.intent,
           exact: q.grades.exact.length,
           partial: q.grades.partial.length,
+          partialDiffers: q.grades.partialDiffers.length,
         })),
       }),
     );
@@ -53,9 +57,12 @@ runCli(async () => {
   }
   console.log(
     `${set.queries.length} pseudo-queries (${set.train.length} training, ${set.heldOut.length} held out) from ${dataset.products.length} products, seed ${seed}: ` +
-      `${set.intents.supported} intents supported, ${set.intents.inBudget} within the relevance budgets; shapes ${JSON.stringify(shapes)}; median relevant ${median(relevant)}`,
+      `${set.intents.supported} intents supported, ${set.intents.inBudget} within the relevance budgets; shapes ${JSON.stringify(shapes)}; median relevant (Exact + Partial, no other value) ${median(relevant)}`,
   );
   if (examples.length === 0) return;
-  console.log("\n| pseudo-query | type | attributes | Exact | Partial |\n|---|---|---|---|---|");
-  for (const q of examples) console.log(`| ${q.text} | ${q.intent.type} | ${attributes(q)} | ${q.grades.exact.length} | ${q.grades.partial.length} |`);
+  console.log("\n| pseudo-query | type | attributes | Exact | Partial | Partial, another value |\n|---|---|---|---|---|---|");
+  for (const q of examples) {
+    const g = q.grades;
+    console.log(`| ${q.text} | ${q.intent.type} | ${attributes(q)} | ${g.exact.length} | ${g.partial.length} | ${g.partialDiffers.length} |`);
+  }
 });

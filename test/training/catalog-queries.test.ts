@@ -113,6 +113,7 @@ const CATALOG: Product[] = [
     ],
     "Baby & Kids / Kids Beds",
   ),
+  product(16, "plush sofa", "Sofas", [["upholsterymaterial", "velvet"]]),
 ];
 
 const SMALL: PseudoQueryBudgets = { ...PSEUDO_QUERY_BUDGETS, queries: 40, minRelevant: 2, maxRelevantFloor: 6, maxPerType: 3, heldOutShare: 0.25 };
@@ -174,10 +175,12 @@ describe("graded pseudo-relevance", () => {
   const index = relevanceIndex(catalogFacts(CATALOG));
   const ids = (js: readonly number[]) => js.map((j) => CATALOG[j]?.id);
 
-  it("Exact: the type and every attribute; Partial: the type with another or unknown attribute", () => {
+  it("Exact: the type and every attribute; Partial: the type with an attribute unknown, or one it says otherwise", () => {
     const g = gradeIntent(index, { type: "sofa", attributes: [{ kind: "colour", value: "gray" }] });
     expect(ids(g.exact)).toEqual(["0", "2", "4"]);
-    expect(ids(g.partial)).toEqual(["1", "3"]);
+    // The plush sofa says no colour; the blue ones say another.
+    expect(ids(g.partial)).toEqual(["16"]);
+    expect(ids(g.partialDiffers)).toEqual(["1", "3"]);
     const two = gradeIntent(index, {
       type: "sofa",
       attributes: [
@@ -186,7 +189,8 @@ describe("graded pseudo-relevance", () => {
       ],
     });
     expect(ids(two.exact)).toEqual(["3"]);
-    expect(ids(two.partial)).toEqual(["0", "1", "2", "4"]);
+    expect(ids(two.partial)).toEqual([]);
+    expect(ids(two.partialDiffers)).toEqual(["0", "1", "2", "4", "16"]);
   });
 
   it("a near type (the title names the type) is Partial; a brand query is Exact for its brand only", () => {
@@ -195,7 +199,7 @@ describe("graded pseudo-relevance", () => {
     expect(ids(g.partial)).toEqual(["8"]);
     const b = gradeIntent(index, { type: "kid bed", attributes: [{ kind: "brand", value: "kauri" }] });
     expect(ids(b.exact)).toEqual(["13"]);
-    expect(ids(b.partial)).toEqual(["12", "14", "15"]);
+    expect(ids(b.partialDiffers)).toEqual(["12", "14", "15"]);
     // A head noun alone wants every kind: "table" holds coffee and cocktail tables (and, by title, the set).
     const head = gradeIntent(index, { type: "table", attributes: [] });
     expect(ids(head.exact)).toEqual(["5", "6", "7"]);
@@ -218,9 +222,10 @@ describe("pseudo-queries", () => {
     const perType = new Map<string, number>();
     for (const q of a.queries) {
       perType.set(q.intent.type, (perType.get(q.intent.type) ?? 0) + 1);
-      const relevant = q.grades.exact.length + q.grades.partial.length;
-      expect(relevant).toBeGreaterThanOrEqual(SMALL.minRelevant);
-      expect(relevant).toBeLessThanOrEqual(SMALL.maxRelevantFloor);
+      // The budgets hold for every product the type grades (Exact or Partial, whichever kind).
+      const graded = q.grades.exact.length + q.grades.partial.length + q.grades.partialDiffers.length;
+      expect(graded).toBeGreaterThanOrEqual(SMALL.minRelevant);
+      expect(graded).toBeLessThanOrEqual(SMALL.maxRelevantFloor);
       // Drawn from what the catalogue stocks: some product matches it exactly.
       expect(q.grades.exact.length).toBeGreaterThanOrEqual(1);
       expect(q.intent.attributes.length).toBeLessThanOrEqual(2);
@@ -239,7 +244,7 @@ describe("pseudo-queries", () => {
   it("drops intents whose type grades too many products relevant", () => {
     const tight = pseudoQueries(CATALOG, 42, { ...SMALL, maxRelevantFloor: 4 });
     expect(tight.queries.length).toBeGreaterThan(0);
-    // Sofas (5 relevant) no longer fit; coffee tables (4) and kids beds (4) do.
+    // Sofas (6 graded) no longer fit; coffee tables (4) and kids beds (4) do.
     expect(tight.queries.some((q) => q.intent.type === "sofa")).toBe(false);
     expect(tight.queries.some((q) => q.intent.type === "coffee table" || q.intent.type === "kid bed")).toBe(true);
   });

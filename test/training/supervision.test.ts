@@ -3,7 +3,7 @@
  * with no query or label file, proof that it opens neither, what
  * labels+catalog adds (training only), the default, and bad values.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -62,10 +62,8 @@ describe("--supervision catalog (no labels)", () => {
     expect(r.status).toBe(0);
     // The trained round keeps the hand-labelled split round 0 recorded, so eval scores it on the real dev queries.
     expect(readRound(1, art).manifest.split).toEqual(split);
-    // Reading them would have failed, as the labels path shows.
-    const labels = runScript("train.ts", [...ARGS, "--supervision", "labels"], { COGR_DATA: dir, COGR_ARTIFACTS: mkdtempSync(join(tmpdir(), "cogr-cold-")) });
-    expect(labels.status).toBe(2);
-    expect(labels.stderr).toMatch(/^error: .*query\.csv/);
+    // Any read of them would have failed.
+    for (const f of ["query.csv", "label.csv"]) expect(() => readFileSync(join(dir, f))).toThrow(/EISDIR/);
   });
 });
 
@@ -105,6 +103,24 @@ describe("what each supervision trains on", () => {
     await expect(loadCatalogOnly(join(dir, "absent"))).rejects.toThrow(/missing product\.csv/);
   });
 
+  it("a run records its supervision: labels by default where labels exist, labels+catalog when asked", () => {
+    for (const [extra, expected] of [
+      [[], "labels"],
+      [["--supervision", "labels+catalog"], "labels+catalog"],
+    ] as const) {
+      const art = mkdtempSync(join(tmpdir(), "cogr-cold-"));
+      const r = runScript("train.ts", [...ARGS, ...extra], { COGR_DATA: synth.dir, COGR_ARTIFACTS: art });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^supervision: ${expected.replace("+", "\\+")}`, "m"));
+      const m = readRound(1, art).manifest;
+      expect(m.config.supervision).toBe(expected);
+      expect(m.metrics).toMatchObject({ supervision: expected });
+      // Dev stays the hand-labelled split: its F1 is recorded as dev F1.
+      expect(m.metrics).toHaveProperty("dev.f1");
+      expect(m.split).toEqual(readManifest(roundDir(0, art)).split);
+    }
+  });
+
   it("refuses a bad --supervision, and --cv with catalog, in one line with exit 1", () => {
     for (const args of [
       ["--supervision", "clicks"],
@@ -122,6 +138,6 @@ describe("what each supervision trains on", () => {
     expect(r.stdout).toMatch(/^\d+ pseudo-queries \(\d+ training, \d+ held out\) from 150 products/);
     const rows = r.stdout.split("\n").filter((l) => /^\| (?!pseudo-query|---)/.test(l));
     expect(rows).toHaveLength(3);
-    for (const row of rows) expect(row).toMatch(/\| [1-9]\d* \| \d+ \|$/);
+    for (const row of rows) expect(row).toMatch(/\| [1-9]\d* \| \d+ \| \d+ \|$/);
   });
 });

@@ -171,7 +171,8 @@ class Spellings {
 /** The name's noun phrase before any preposition, its head, and the word before the head (a type modifier unless it is an attribute or a number). */
 function nameType(nameWords: readonly string[], lexicon: ReadonlyMap<string, AttributeKind>, brand: string | undefined): string[] | undefined {
   const head = headWord(nameWords);
-  if (head === undefined) return undefined;
+  // A name ending in a size or code ("… 72 '' h") has no head noun to go by.
+  if (head === undefined || head.length < 3 || /[0-9]/.test(head)) return undefined;
   const at = nameWords.findIndex((w) => singular(w) === head);
   if (at < 0) return undefined;
   const before = nameWords[at - 1];

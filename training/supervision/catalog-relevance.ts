@@ -27,7 +27,10 @@ export interface Intent {
 export interface Grades {
   /** Product ordinals, ascending. */
   readonly exact: readonly number[];
+  /** Partial: of the type with an attribute unknown, or a near type… */
   readonly partial: readonly number[];
+  /** …or of the type with an attribute it says otherwise (another colour, another brand). Partial too, in WANDS's grading. */
+  readonly partialDiffers: readonly number[];
 }
 
 export interface RelevanceIndex {
@@ -54,6 +57,10 @@ export function hasAttribute(p: ProductFacts, a: Attribute): boolean {
   return p.titleGrams.has(a.value) || p.attributes.some((b) => b.kind === a.kind && b.value === a.value);
 }
 
+/** Whether a product says another value of the attribute's kind (without saying this one). */
+export const contradicts = (p: ProductFacts, a: Attribute): boolean =>
+  !hasAttribute(p, a) && (a.kind === "brand" ? p.brand !== undefined : p.attributes.some((b) => b.kind === a.kind));
+
 /** Products of the type, and those whose title names it without being of it. */
 export function typeMatches(index: RelevanceIndex, type: string): { readonly of: readonly number[]; readonly near: readonly number[] } {
   const of = index.byType.get(type) ?? [];
@@ -71,9 +78,11 @@ export function gradeIntent(index: RelevanceIndex, intent: Intent): Grades {
   const { of, near } = typeMatches(index, intent.type);
   const exact: number[] = [];
   const partial: number[] = [...near];
+  const partialDiffers: number[] = [];
   for (const j of of) {
     const p = index.facts.products[j] as ProductFacts;
-    (intent.attributes.every((a) => hasAttribute(p, a)) ? exact : partial).push(j);
+    if (intent.attributes.every((a) => hasAttribute(p, a))) exact.push(j);
+    else (intent.attributes.some((a) => contradicts(p, a)) ? partialDiffers : partial).push(j);
   }
-  return { exact, partial: partial.sort((a, b) => a - b) };
+  return { exact, partial: partial.sort((a, b) => a - b), partialDiffers };
 }

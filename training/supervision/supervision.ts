@@ -51,7 +51,12 @@ export interface SupervisedQueries {
 
 const asQuery = (q: PseudoQuery): Query => ({ id: q.id, text: q.text, class: q.intent.type });
 
-/** Relevant = Exact or Partial (App. A), as product ids. */
+/**
+ * Relevant, as product ids: Exact, and Partial unless the product says another value of an attribute the query
+ * names. WANDS grades those Partial too, but rewarding them taught item phases to put "outdoor clock" on every
+ * clock: the query's words then meant nothing beyond its type. Chosen by F1 on the WANDS training queries
+ * (README "Without labels"), which catalogue-only training never reads.
+ */
 function pseudoRelevance(dataset: Pick<Dataset, "products">, queries: readonly PseudoQuery[]): Map<string, Set<string>> {
   const id = (j: number) => (dataset.products[j] as Dataset["products"][number]).id;
   return new Map(queries.map((q) => [q.id, new Set([...q.grades.exact, ...q.grades.partial].map(id))]));
