@@ -2,12 +2,14 @@
  * `npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0]
  *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints]
  *   [--query-decoding independent|sequential]
- *   [--ranker R] [--cv K [--cv-only]]`
+ *   [--ranker R] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog]`
  * Resumable: a killed run continues from its last completed phase. Ablations
  * write their rounds under artifacts/ablations/<name>/ so the main rounds stay.
  * With --cv K, k-fold cross-validation over the training queries first
  * (training/cv.ts) picks the ranker the rounds are written with and the round
- * to ship; `npm run eval:cv` is --cv 5 --cv-only.
+ * to ship; `npm run eval:cv` is --cv 5 --cv-only. --supervision picks what it
+ * trains on (training/supervision/supervision.ts); the default is labels when
+ * COGR_DATA has query.csv and label.csv, else catalog (pseudo-queries).
  */
 
 import { existsSync } from "node:fs";
@@ -22,6 +24,7 @@ import { trainLexical } from "../training/lexical.js";
 import { type Ablations, TRAIN_DEFAULTS, type TrainOptions } from "../training/lexical-options.js";
 import { artifactsDir, readManifest, roundDir, writeRound } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
+import { defaultSupervision, isSupervision, loadCatalogOnly, type Supervision } from "../training/supervision/supervision.js";
 import { intOption, parseCli, rankerOption, runCli, UsageError } from "./cli.js";
 import { writeVerlBundle } from "./train-verl.js";
 
@@ -30,7 +33,7 @@ const VERL_USAGE =
 const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
   "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints] [--query-decoding independent|sequential] " +
-  '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]]';
+  '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog]';
 
 function ablationName(a: Ablations, decoding: TrainOptions["queryDecoding"]): string | null {
   const parts = [
@@ -68,6 +71,7 @@ runCli(async () => {
       ranker: { type: "string" },
       cv: { type: "string" },
       "cv-only": { type: "boolean" },
+      supervision: { type: "string" },
     },
     `${USAGE}\n       ${VERL_USAGE}`,
   );
@@ -97,13 +101,23 @@ runCli(async () => {
   if (args["cv-only"] && folds === null) throw new UsageError(`--cv-only goes with --cv K\nusage: ${USAGE}`);
   if (folds !== null && fromRound !== 0) throw new UsageError("--cv trains every fold from round 0: drop --from-round");
   let ranker = rankerOption(args.ranker);
+  if (args.supervision !== undefined && !isSupervision(args.supervision))
+    throw new UsageError(`--supervision must be labels, catalog or labels+catalog, got ${JSON.stringify(args.supervision)}`);
+  const supervision: Supervision = args.supervision ?? defaultSupervision(dataDir());
+  // Cross-validation scores held-out hand-labelled queries, which catalogue-only training never reads.
+  if (folds !== null && supervision === "catalog")
+    throw new UsageError("--cv scores held-out hand-labelled queries; --supervision catalog reads none: drop --cv");
 
-  const dataset = await loadWands(dataDir());
+  // The label-free path opens product.csv only.
+  const dataset = supervision === "catalog" ? await loadCatalogOnly(dataDir()) : await loadWands(dataDir());
+  console.log(`supervision: ${supervision}${args.supervision === undefined ? ` (the default for ${dataDir()})` : ""}`);
   if (!existsSync(join(roundDir(fromRound, root), "manifest.json"))) {
     if (fromRound !== 0) throw new Error(`no round ${fromRound} under ${root}: train it first`);
-    // Round 0 is the extractor's: build it (or copy the main one's split) where this run starts.
+    // Round 0 is the extractor's: build it (or copy the main one's split) where this run starts. Without
+    // labels read, the main round 0's split is copied whole (its ids, no file), else it is empty.
     const main = existsSync(join(roundDir(0), "manifest.json")) ? readManifest(roundDir(0)) : null;
-    writeRound(buildRound0(dataset, main ? { seed: main.split.seed, devQueries: main.split.devQueries } : {}), root);
+    const split = supervision === "catalog" ? (main ? { split: main.split } : {}) : main ? { seed: main.split.seed, devQueries: main.split.devQueries } : {};
+    writeRound(buildRound0(dataset, split), root);
   }
   const t0 = performance.now();
   const tty = process.stderr.isTTY;
@@ -125,7 +139,7 @@ runCli(async () => {
     step: (s) => bar?.increment({ stat: s.meanReward !== undefined ? `mean reward ${s.meanReward.toFixed(4)}` : `loss ${(s.loss ?? 0).toFixed(4)}` }),
     phaseEnd: (phase, sum) => {
       bar?.stop();
-      const heldOut = prefix ? "held-out fold" : "dev";
+      const heldOut = prefix ? "held-out fold" : supervision === "catalog" ? "held-out pseudo-query" : "dev";
       log(
         `${prefix}${phase}: ${heldOut} F1 ${sum.dev.f1.toFixed(4)} (P ${sum.dev.p.toFixed(4)}, R ${sum.dev.r.toFixed(4)}), train F1 ${sum.train.f1.toFixed(4)}`,
       );
@@ -148,6 +162,7 @@ runCli(async () => {
     artifactsRoot: root,
     // Only when asked: the default's checkpoints and rounds stay those of a run without the flag.
     ...(decoding === "sequential" ? { queryDecoding: decoding } : {}),
+    ...(supervision !== "labels" ? { supervision } : {}),
   };
   let cv: CvReport | null = null;
   if (folds !== null) {

@@ -17,6 +17,7 @@ import { decodeQuery } from "../core/set-policy.js";
 import type { Dataset, Product } from "./data/wands.js";
 import { type EvalQuery, productText, toEvalQueries } from "./evaluate.js";
 import type { Round } from "./round-artifact.js";
+import { type SupervisedQueries, supervisedQueries } from "./supervision/supervision.js";
 import { buildVocabulary, topByScore } from "./vocabulary.js";
 
 export const DATA_LIMITS = { ngramCandidatesPerItem: 40, sftQueryTargets: 15, itemMinLogit: -1 } as const;
@@ -43,7 +44,15 @@ export interface TrainData {
   readonly baseItemSets: ReadonlyArray<readonly string[]>;
 }
 
-export function prepareData(dataset: Dataset, start: Round): TrainData {
+/**
+ * `queries`: what to train on and score after each phase (training/supervision/supervision.ts);
+ * default the hand-labelled queries of the starting round's split.
+ */
+export function prepareData(
+  dataset: Dataset,
+  start: Round,
+  queries: SupervisedQueries = supervisedQueries(dataset, start.manifest.split, "labels", 0),
+): TrainData {
   const byId = new Map(dataset.products.map((p) => [p.id, p]));
   const ids = start.index.ids;
   const products = ids.map((id) => {
@@ -60,10 +69,8 @@ export function prepareData(dataset: Dataset, start: Round): TrainData {
     const core = segs.filter((s) => s.field === "name" || s.field === "class" || s.field === "category").flatMap((s) => s.words);
     return { product: p, name: normalizeKeyword(p.name), segments: segs, coreWords: core, ngramPrior: new Map(scored.map(([g, s]) => [g, s / top])) };
   });
-  const qById = new Map(dataset.queries.map((q) => [q.id, q]));
-  const pick = (list: readonly string[]) => list.map((id) => qById.get(id)).filter((q) => q !== undefined);
-  const train = toEvalQueries(pick(start.manifest.split.train), dataset.relevant, start.index);
-  const dev = toEvalQueries(pick(start.manifest.split.dev), dataset.relevant, start.index);
+  const train = toEvalQueries(queries.train, queries.relevant, start.index);
+  const dev = toEvalQueries(queries.dev, queries.relevant, start.index);
   const itemById = new Map(start.items.map((i) => [i.id, i]));
   const base = ids.map((id) => {
     const it = itemById.get(id);

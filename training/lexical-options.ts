@@ -6,6 +6,7 @@ import type { MetricSummary } from "../core/metrics.js";
 import type { PolicyParams } from "../core/policy-features.js";
 import type { RankerSpec } from "../core/ranker.js";
 import type { Checkpoint } from "./checkpoint.js";
+import type { Supervision } from "./supervision/supervision.js";
 
 export const TRAIN_DEFAULTS = {
   rounds: 5,
@@ -41,6 +42,11 @@ export interface TrainOptions {
    * it, held-out F1 0.5204 against 0.5042), or in sequence, seeing the set so far.
    */
   readonly queryDecoding?: "independent" | "sequential";
+  /**
+   * Where the queries and relevance come from (training/supervision/supervision.ts):
+   * hand labels (default), pseudo-queries from the catalogue alone, or both.
+   */
+  readonly supervision?: Supervision;
 }
 
 export interface TrainProgress {

@@ -11,6 +11,7 @@ import { itemSideVocabulary, roundItems, type TrainData } from "./lexical-data.j
 import { type State, TRAIN_DEFAULTS, type TrainOptions } from "./lexical-options.js";
 import { servedIndex } from "./lexical-phases.js";
 import { writeRound } from "./round-artifact.js";
+import { PSEUDO_QUERY_BUDGETS } from "./supervision/catalog-queries.js";
 
 export function writeTrainedRound(
   data: TrainData,
@@ -20,8 +21,11 @@ export function writeTrainedRound(
   split: Parameters<typeof writeRound>[0]["split"],
   opts: TrainOptions,
   summary: { dev: MetricSummary; train: MetricSummary },
+  pseudo?: { readonly train: number; readonly heldOut: number },
 ): void {
   const vocab = itemSideVocabulary(data, itemSets);
+  const supervision = opts.supervision ?? "labels";
+  const phases = state.checkpoint.phaseMetrics.filter((m) => m.round === round);
   writeRound(
     {
       round,
@@ -36,13 +40,25 @@ export function writeTrainedRound(
         hyper: TRAIN_DEFAULTS,
         ranker: opts.ranker ?? KEYWORD_RANKER,
         queryDecoding: opts.queryDecoding ?? "independent",
+        supervision,
+        ...(pseudo ? { pseudoQueries: { ...pseudo, budgets: PSEUDO_QUERY_BUDGETS } } : {}),
       },
       items: roundItems(data, itemSets),
       index: servedIndex(data, itemSets, opts),
       queryGenerator: policyGeneratorSpec(
         policySpec("query", state.query, vocab, REWARD_LIMITS.kMax, opts.ablations.noHints ? undefined : { topK: HINT_LIMITS.topK }),
       ),
-      metrics: { dev: summary.dev, train: summary.train, phases: state.checkpoint.phaseMetrics.filter((m) => m.round === round) },
+      // Catalogue-only rounds never saw a hand label: what training scored them on is held-out pseudo-queries, recorded
+      // under its own name so nothing (the experiment CLI's offline gate) takes it for dev F1 on the labelled split.
+      metrics:
+        supervision === "catalog"
+          ? {
+              supervision,
+              heldOutPseudo: summary.dev,
+              trainPseudo: summary.train,
+              phases: phases.map((m) => ({ phase: m.phase, round: m.round, heldOutPseudo: m.dev, trainPseudo: m.train })),
+            }
+          : { supervision, dev: summary.dev, train: summary.train, phases },
       extraFiles: { "policies.json": JSON.stringify({ query: saveParams(state.query), item: saveParams(state.item) }) },
     },
     opts.artifactsRoot,
