@@ -17,7 +17,7 @@ import { MultiBar, Presets } from "cli-progress";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
 import { CV_DEFAULTS, type CvProgress, type CvReport, crossValidate } from "../training/cv.js";
 import { cvF1, formatCvReport, writeCvReport } from "../training/cv-report.js";
-import { dataDir, loadWands } from "../training/data/wands.js";
+import { dataDir, loadDataset, requireLabels } from "../training/data/dataset.js";
 import { trainLexical } from "../training/lexical.js";
 import { type Ablations, TRAIN_DEFAULTS, type TrainOptions } from "../training/lexical-options.js";
 import { artifactsDir, readManifest, roundDir, writeRound } from "../training/round-artifact.js";
@@ -98,7 +98,8 @@ runCli(async () => {
   if (folds !== null && fromRound !== 0) throw new UsageError("--cv trains every fold from round 0: drop --from-round");
   let ranker = rankerOption(args.ranker);
 
-  const dataset = await loadWands(dataDir());
+  const dataset = await loadDataset(dataDir());
+  requireLabels(dataset, "npm run train", "train from the catalogue alone with `npm run train -- --supervision catalog`");
   if (!existsSync(join(roundDir(fromRound, root), "manifest.json"))) {
     if (fromRound !== 0) throw new Error(`no round ${fromRound} under ${root}: train it first`);
     // Round 0 is the extractor's: build it (or copy the main one's split) where this run starts.
