@@ -1,7 +1,7 @@
 /**
  * A dataset (COGR_DATA: WANDS or a catalogue) rewritten the way a shop would
  * hand it over, for bench:import and the equivalence check: JSON Lines in a
- * seeded shuffled order, other field names, string ids (`sku-<id>`), the
+ * seeded shuffled order, other field names, string ids (`sku-<id>`, see IdStyle), the
  * category as a list, the features as an object (a list of one-pair objects
  * where a product repeats a key, as WANDS's sometimes do), an extra field the
  * mapping ignores, and a nested facet. The queries and labels follow in
@@ -22,8 +22,20 @@ import { LineWriter } from "../../training/jsonl.js";
 
 export const REWRITE_FILES = { products: "products.jsonl", queries: "queries.tsv", labels: "labels.tsv", map: "cogr.catalog.json" } as const;
 
-/** The new id of item i (template id for the first P items, then a copy number). */
-export const rewrittenId = (templateId: string, copy: number) => (copy === 0 ? `sku-${templateId}` : `sku-${templateId}-${copy}`);
+/**
+ * Ids as `sku-<id>` (their order is no longer the numeric one: sku-10 < sku-9),
+ * or `padded`: `sku-<id zero-padded>`, which keeps the source's order, so
+ * whatever follows item order (training's sampling) sees the same sequence.
+ */
+export type IdStyle = "sku" | "padded";
+
+function idMaker(style: IdStyle, templates: readonly Product[]): (templateId: string, copy: number) => string {
+  const width = style === "padded" ? Math.max(...templates.map((t) => t.id.length)) : 0;
+  return (templateId, copy) => {
+    const base = `sku-${/^[0-9]+$/.test(templateId) ? templateId.padStart(width, "0") : templateId}`;
+    return copy === 0 ? base : `${base}-${copy}`;
+  };
+}
 
 function specs(features: Product["features"]): Record<string, string> | Array<Record<string, string>> {
   const keys = new Set(features.map(([k]) => k));
@@ -39,13 +51,18 @@ export interface RewriteSummary {
   readonly map: string;
 }
 
-export async function rewriteAsShopJsonl(source: string, out: string, opts: { items?: number; seed?: number; labels?: boolean } = {}): Promise<RewriteSummary> {
+export async function rewriteAsShopJsonl(
+  source: string,
+  out: string,
+  opts: { items?: number; seed?: number; labels?: boolean; ids?: IdStyle } = {},
+): Promise<RewriteSummary> {
   const src = dataSource(source);
   const templates: Product[] = [];
   for await (const p of streamSourceProducts(src)) templates.push(p);
   const P = templates.length;
   const n = opts.items ?? P;
   if (P === 0) throw new RangeError(`${src.products} holds no product`);
+  const rewrittenId = idMaker(opts.ids ?? "sku", templates);
   const rng = new Rng(opts.seed ?? 42);
   const order = new Uint32Array(n);
   for (let j = 0; j < n; j++) order[j] = j;
