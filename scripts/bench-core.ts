@@ -16,7 +16,7 @@ import { firstPassOf, loadHintedGenerator, loadQueryGenerator, policyOf } from "
 import { planQuery, type QueryPlan } from "../core/retrieve.js";
 import { ItemRewardContext, postingsOf } from "../core/reward.js";
 import { ROUND_FILES } from "../core/round-format.js";
-import { dataDir, loadWands } from "../training/data/wands.js";
+import { dataDir, loadDataset } from "../training/data/dataset.js";
 import { toEvalQueries } from "../training/evaluate.js";
 import { listRounds, readRound, roundDir } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
@@ -29,7 +29,7 @@ const ms = (x: number) => `${x.toFixed(3)} ms`;
 const SEP = "\u0001";
 
 runCli(async () => {
-  const dataset = await loadWands(dataDir());
+  const dataset = await loadDataset(dataDir());
   const round = buildRound0(dataset);
   const items = round.items;
   const rows: Array<Record<string, string>> = [];

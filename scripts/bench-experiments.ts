@@ -23,7 +23,8 @@ import { publishTo } from "../publish/node/artifact.js";
 import { readDeployConfig } from "../publish/node/deploy-config.js";
 import { applyMigrations, localTarget } from "../publish/node/targets.js";
 import { memorySource } from "../publish/source.js";
-import { type Dataset, dataDir, loadWands } from "../training/data/wands.js";
+import { dataDir, loadDataset } from "../training/data/dataset.js";
+import type { Dataset } from "../training/data/types.js";
 import { evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { listRounds, readRound } from "../training/round-artifact.js";
 import { type AdminClient, adminClient } from "./admin-client.js";
@@ -110,7 +111,7 @@ runCli(async () => {
     BENCH.brokenRound,
     withKeywords(() => false),
   );
-  const dataset = await loadWands(dataDir());
+  const dataset = await loadDataset(dataDir());
   const f1 = { control: devF1(dataset, r0, r0.index), degraded: devF1(dataset, r0, degradedIndex) };
   for (const r of [control, treatment, degraded, broken]) await publishTo(await localTarget(config, state), r, { incremental: false });
 

@@ -2,7 +2,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { dataDir } from "../training/data/wands.js";
+import { dataDir } from "../training/data/dataset.js";
 import { artifactsDir, writeRound } from "../training/round-artifact.js";
 import { buildRound0Streaming } from "../training/round0.js";
 import { intOption, parseCli, rankerOption, runCli, UsageError } from "./cli.js";
@@ -22,9 +22,10 @@ runCli(async () => {
   });
   const dir = writeRound(content);
   const s = content.config.labelStats as { rows: number; droppedMissingProduct: number };
+  const labels =
+    s.rows === 0 ? `no queries or labels in ${dataDir()}, so the split is empty` : `${s.droppedMissingProduct} of ${s.rows} labels dropped (product absent)`;
   console.log(
     `round 0 → ${dir}: ${content.index.itemCount} items, ${content.index.keywordPostings.size} keywords, ` +
-      `${content.split.train.length}/${content.split.dev.length} train/dev queries; ` +
-      `${s.droppedMissingProduct} of ${s.rows} labels dropped (product absent); ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      `${content.split.train.length}/${content.split.dev.length} train/dev queries; ${labels}; ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
 });

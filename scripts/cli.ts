@@ -30,8 +30,12 @@ export function intOption(name: string, value: string | undefined, fallback: num
 
 /** Runs a CLI entry point: any error becomes one line on stderr and exit code 2 (1 for usage). */
 export function runCli(main: () => Promise<void> | void): void {
-  // bench:scale reads each step's peak RSS from this line.
-  if (process.env.COGR_REPORT_RSS) process.on("exit", () => process.stderr.write(`peak-rss-kb ${process.resourceUsage().maxRSS}\n`));
+  // bench:scale reads each step's peak RSS from this line (bench:import its CPU time too: wall time alone means little on a shared machine).
+  if (process.env.COGR_REPORT_RSS)
+    process.on("exit", () => {
+      const u = process.resourceUsage();
+      process.stderr.write(`peak-rss-kb ${u.maxRSS} cpu-ms ${Math.round((u.userCPUTime + u.systemCPUTime) / 1000)}\n`);
+    });
   Promise.resolve()
     .then(main)
     .catch((e: unknown) => {

@@ -4,7 +4,9 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dataDir, WANDS_FILES } from "../training/data/wands.js";
+import { isCatalogDir } from "../training/data/catalog.js";
+import { dataDir } from "../training/data/dataset.js";
+import { WANDS_FILES } from "../training/data/wands.js";
 import { runCli } from "./cli.js";
 
 const BASE_URL = process.env.COGR_WANDS_URL ?? "https://raw.githubusercontent.com/wayfair/WANDS/main/dataset/";
@@ -31,6 +33,10 @@ async function download(url: string): Promise<Uint8Array> {
 
 runCli(async () => {
   const dir = dataDir();
+  if (isCatalogDir(dir)) {
+    console.log(`${dir} holds an imported catalogue: nothing to download`);
+    return;
+  }
   const files = Object.values(WANDS_FILES);
   if (files.every((f) => existsSync(join(dir, f)))) {
     console.log(`WANDS is already in ${dir}`);

@@ -3,11 +3,12 @@
  *                  [--queries FILE --labels FILE] [--json]`
  */
 
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type MetricSummary, table2Row } from "../core/metrics.js";
 import { loadQueryGenerator } from "../core/query-generator.js";
-import { dataDir, loadLabels, loadQueries, loadWands, type Query, requireWandsFiles, WANDS_FILES } from "../training/data/wands.js";
+import { dataDir, dataSource, hasLabels, loadDataset, loadSourceLabels, loadSourceQueries } from "../training/data/dataset.js";
+import { DataError, type Query } from "../training/data/types.js";
+import { loadLabels, loadQueries } from "../training/data/wands.js";
 import { buildTextIndex, evaluateBm25, evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { llmQueryKeywords } from "../training/llm/evaluate-llm.js";
 import { readManifest, readRoundIndex, roundDir, wholeQueryGenerator } from "../training/round-artifact.js";
@@ -37,16 +38,20 @@ runCli(async () => {
   // The split comes from the round so every method is measured on the same queries.
   // The keyword method needs the round's index, the queries and the labels, never the products (it streams at any catalogue size).
   const round = args.method === "keywords" ? readRoundIndex(roundNo) : null;
-  const dir = dataDir();
-  requireWandsFiles(dir);
+  const src = dataSource(dataDir());
+  if (!hasLabels(src) && args.queries === undefined) {
+    throw new DataError(
+      `eval measures against relevance labels, and ${src.dir} has none: import the catalogue with --queries and --labels, or pass --queries FILE --labels FILE`,
+    );
+  }
   const dataset = round
     ? await (async () => {
         const ids = new Set(round.index.ids);
-        const queries = await loadQueries(join(dir, WANDS_FILES.queries));
-        return { queries, relevant: (await loadLabels(join(dir, WANDS_FILES.labels), ids)).relevant, productIds: ids, products: null };
+        const queries = await loadSourceQueries(src);
+        return { queries, relevant: (await loadSourceLabels(src, ids)).relevant, productIds: ids, products: null };
       })()
     : await (async () => {
-        const d = await loadWands(dir);
+        const d = await loadDataset(src.dir);
         return { ...d, productIds: new Set(d.products.map((p) => p.id)) };
       })();
   const split = (round?.manifest ?? readManifest(roundDir(roundNo))).split;
@@ -58,8 +63,8 @@ runCli(async () => {
   let tuneQueries: readonly Query[];
   let label: string;
   if (args.queries !== undefined && args.labels !== undefined) {
-    evalQueries = await loadQueries(args.queries);
-    relevant = (await loadLabels(args.labels, dataset.productIds)).relevant;
+    evalQueries = await loadQueries(args.queries, src.ids);
+    relevant = (await loadLabels(args.labels, dataset.productIds, src.ids)).relevant;
     const given = new Set(evalQueries.map((q) => q.id));
     tuneQueries = dataset.queries.filter((q) => !given.has(q.id));
     label = args.queries;

@@ -9,7 +9,8 @@
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { SingleBar } from "cli-progress";
-import { dataDir, loadQueries, loadWands, type Query } from "../training/data/wands.js";
+import { dataDir, loadDataset } from "../training/data/dataset.js";
+import { loadQueries, type Query } from "../training/data/wands.js";
 import { BATCH_DEFAULTS } from "../training/llm/batch.js";
 import { buildLlmRound, removeCheckpoints } from "../training/llm/index-round.js";
 import { readRound, roundDir, writeRound } from "../training/round-artifact.js";
@@ -56,7 +57,7 @@ runCli(async () => {
     concurrency: intOption("concurrency", args.concurrency, BATCH_DEFAULTS.concurrency, 1),
     attempts: intOption("attempts", args.attempts, BATCH_DEFAULTS.attempts, 1),
   };
-  const dataset = await loadWands(dataDir());
+  const dataset = await loadDataset(dataDir());
   const from = readRound(fromRound);
   const which = args.queries ?? "dev";
   const byId = new Map(dataset.queries.map((q) => [q.id, q]));
@@ -66,7 +67,7 @@ runCli(async () => {
   else if (which === "dev") queries = pick(from.manifest.split.dev);
   else if (which === "train") queries = pick(from.manifest.split.train);
   else if (which === "all") queries = dataset.queries;
-  else if (existsSync(which)) queries = await loadQueries(which);
+  else if (existsSync(which)) queries = await loadQueries(which, "string");
   else throw new UsageError(`--queries must be none, dev, train, all or a query file (${JSON.stringify(which)} does not exist)`);
 
   const t0 = performance.now();

@@ -1,18 +1,18 @@
 /**
- * `npm run labels [-- --state DIR]`: loads WANDS's relevance labels
- * (COGR_DATA) into the local catalogue's `labels` table for the workbench
+ * `npm run labels [-- --state DIR]`: loads the relevance labels of COGR_DATA
+ * (WANDS, or a catalogue imported with labels) into the local catalogue's `labels` table for the workbench
  * (/compare shows labels and P/R/F1 with them). Local state only: labels are
  * development data, never part of a round and never read by search.
  * Replaces whatever labels were there; queries are keyed by their normalised
  * text (two WANDS queries with the same text share their labels, first wins).
  */
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { normalizeKeyword } from "../core/normalize.js";
 import { readDeployConfig } from "../publish/node/deploy-config.js";
 import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "../publish/node/targets.js";
 import { sqlText } from "../publish/sql.js";
-import { dataDir, loadGrades, loadQueries, requireWandsFiles, WANDS_FILES } from "../training/data/wands.js";
+import { dataDir, dataSource, hasLabels, loadSourceGrades, loadSourceQueries } from "../training/data/dataset.js";
+import { DataError } from "../training/data/types.js";
 import { parseCli, runCli } from "./cli.js";
 
 const USAGE = "npm run labels [-- --state DIR]";
@@ -22,10 +22,10 @@ runCli(async () => {
   const args = parseCli({ state: { type: "string" } }, USAGE);
   const stateDir = args.state ?? DEFAULT_STATE_DIR;
   const t0 = performance.now();
-  const dir = dataDir();
-  requireWandsFiles(dir);
-  const queries = await loadQueries(join(dir, WANDS_FILES.queries));
-  const grades = await loadGrades(join(dir, WANDS_FILES.labels));
+  const src = dataSource(dataDir());
+  if (!hasLabels(src)) throw new DataError(`no labels to load: ${src.dir} is a catalogue without queries and labels (import them with --queries and --labels)`);
+  const queries = await loadSourceQueries(src);
+  const grades = await loadSourceGrades(src);
   const rows = new Map<string, string>();
   for (const q of queries) {
     const text = normalizeKeyword(q.text);

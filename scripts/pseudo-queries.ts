@@ -8,7 +8,7 @@
  * attribute; training counts the first two relevant.
  */
 
-import { dataDir } from "../training/data/wands.js";
+import { dataDir } from "../training/data/dataset.js";
 import { TRAIN_DEFAULTS } from "../training/lexical-options.js";
 import { PSEUDO_QUERY_BUDGETS, type PseudoQuery, pseudoQueries } from "../training/supervision/catalog-queries.js";
 import { loadCatalogOnly } from "../training/supervision/supervision.js";

@@ -4,7 +4,7 @@
  * (training/reward-service/). The token comes from COGR_REWARD_TOKEN.
  */
 import { serve } from "@hono/node-server";
-import { dataDir, loadWands } from "../training/data/wands.js";
+import { dataDir, loadDataset, requireLabels } from "../training/data/dataset.js";
 import { rewardApp } from "../training/reward-service/app.js";
 import { loadEnvironment } from "../training/reward-service/environment.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
@@ -21,7 +21,9 @@ runCli(async () => {
   const port = intOption("port", args.port, 8377, 1);
   const host = args.host ?? "127.0.0.1";
   await assertPortFree(port, host);
-  const env = loadEnvironment(await loadWands(dataDir()), args.side, intOption("round", args.round, 0));
+  const dataset = await loadDataset(dataDir());
+  requireLabels(dataset, "the reward service", "it scores against the training queries' labels; import the catalogue with --queries and --labels");
+  const env = loadEnvironment(dataset, args.side, intOption("round", args.round, 0));
   const server = serve({ fetch: rewardApp(env, token).fetch, port, hostname: host });
   console.log(`reward service (${env.side} side, round ${env.round}: ${env.items} items, ${env.queries} training queries) on http://${host}:${port}`);
   const stop = () => server.close(() => process.exit(0));

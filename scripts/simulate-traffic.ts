@@ -5,7 +5,7 @@
  * running experiment's report every U users (ADMIN_TOKEN) and stops at the
  * first verdict, printing how many users it took.
  */
-import { dataDir } from "../training/data/wands.js";
+import { dataDir } from "../training/data/dataset.js";
 import { adminClient, DEFAULT_URL } from "./admin-client.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { untilVerdict } from "./simulate/experiment-run.js";

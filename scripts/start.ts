@@ -1,6 +1,6 @@
 /**
  * `npm start`: one command from a fresh clone to a running search API.
- *   1. builds round 0 from COGR_DATA (default data/wands) if no round exists;
+ *   1. builds round 0 from COGR_DATA (a catalogue folder or WANDS; default data/wands) if no round exists;
  *   2. publishes the newest round into the local state (replacing an earlier,
  *      different round N there: re-training rewrites artifacts/rounds/N);
  *   3. runs `wrangler dev` on http://127.0.0.1:8787 until Ctrl-C.
@@ -8,13 +8,13 @@
  * first; "serving" is said only once this run's own server answers (see
  * dev-server.ts).
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { publishTo } from "../publish/node/artifact.js";
 import { readDeployConfig } from "../publish/node/deploy-config.js";
 import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "../publish/node/targets.js";
 import { servingRounds } from "../publish/publisher.js";
-import { dataDir, WANDS_FILES } from "../training/data/wands.js";
+import { dataDir, dataSource } from "../training/data/dataset.js";
 import { artifactsDir, listRounds, writeRound } from "../training/round-artifact.js";
 import { buildRound0Streaming } from "../training/round0.js";
 import { assertAdminToken } from "./admin-token.js";
@@ -35,9 +35,7 @@ runCli(async () => {
   let round = listRounds().at(-1) ?? null;
   if (round === null) {
     const dir = dataDir();
-    if (!Object.values(WANDS_FILES).every((f) => existsSync(join(dir, f)))) {
-      throw new Error(`no WANDS data in ${dir}: run \`npm run data\`, or set COGR_DATA to a folder with product.csv, query.csv and label.csv`);
-    }
+    dataSource(dir); // no catalogue and no WANDS: one line saying how to get either
     console.log(`building round 0 from ${dir} …`);
     mkdirSync(join(artifactsDir(), "rounds"), { recursive: true });
     writeRound(await buildRound0Streaming(dir, join(artifactsDir(), "rounds", `.items-${process.pid}.jsonl`)));

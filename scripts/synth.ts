@@ -1,7 +1,7 @@
 /** `npm run synth -- --items N [--seed S] --out DIR`: a deterministic WANDS-format catalogue of N items built from COGR_DATA. */
 import { performance } from "node:perf_hooks";
+import { dataDir, dataSource } from "../training/data/dataset.js";
 import { writeSyntheticCatalogue } from "../training/data/synth.js";
-import { dataDir, requireWandsFiles } from "../training/data/wands.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE = "npm run synth -- --items N [--seed S] --out DIR";
@@ -12,7 +12,7 @@ runCli(async () => {
   if (!args.out) throw new UsageError(`--out is required\nusage: ${USAGE}`);
   const items = intOption("items", args.items, 0, 1);
   const source = dataDir();
-  requireWandsFiles(source);
+  dataSource(source); // neither a catalogue nor WANDS: one line, before anything is written
   const t0 = performance.now();
   const s = await writeSyntheticCatalogue(source, args.out, {
     items,

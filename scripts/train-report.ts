@@ -16,7 +16,7 @@ import { loadQueryGenerator } from "../core/query-generator.js";
 import type { HistoryPoint } from "../training/checkpoint.js";
 import type { CvReport } from "../training/cv.js";
 import { readCvReport } from "../training/cv-report.js";
-import { dataDir, loadWands } from "../training/data/wands.js";
+import { dataDir, loadDataset } from "../training/data/dataset.js";
 import { evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { artifactsDir, listRounds, readRound } from "../training/round-artifact.js";
 import { runCli } from "./cli.js";
@@ -32,7 +32,7 @@ const cells = (s: MetricSummary) => Object.values(table2Row(s)).map((v) => v.toF
 
 runCli(async () => {
   const root = artifactsDir();
-  const dataset = await loadWands(dataDir());
+  const dataset = await loadDataset(dataDir());
   const rounds = listRounds(root);
   if (rounds.length === 0) throw new Error(`no rounds under ${root}: run \`npm run build-round -- --round 0\` and \`npm run train\``);
   const ckptPath = join(root, "train", "lexical", "checkpoint.json");

@@ -1,6 +1,6 @@
 /** `npm run train -- --backend verl …`: writes a verl job bundle (training/verl/bundle.ts). */
 import { existsSync, readdirSync } from "node:fs";
-import { dataDir, loadWands } from "../training/data/wands.js";
+import { dataDir, loadDataset, requireLabels } from "../training/data/dataset.js";
 import { readRound } from "../training/round-artifact.js";
 import { writeGrpoBundle, writeSftBundle } from "../training/verl/bundle.js";
 import { intOption, UsageError } from "./cli.js";
@@ -16,7 +16,8 @@ export async function writeVerlBundle(args: Record<string, string | boolean | un
   const model = typeof args.model === "string" ? args.model : VERL_DEFAULTS.model;
   const servedName = typeof args["served-name"] === "string" ? args["served-name"] : `cogr-${side}-r${round}`;
   const rayNodes = intOption("ray-nodes", typeof args["ray-nodes"] === "string" ? args["ray-nodes"] : undefined, VERL_DEFAULTS.rayNodes, 1);
-  const dataset = await loadWands(dataDir());
+  const dataset = await loadDataset(dataDir());
+  requireLabels(dataset, "a verl bundle", "its datasets are the training queries; import the catalogue with --queries and --labels");
   const r = readRound(round);
   const opts = { out: args.out, model, servedName, rayNodes };
   const m = side === "sft" ? writeSftBundle(dataset, r, opts) : writeGrpoBundle(dataset, r, side, opts);

@@ -19,7 +19,7 @@ import { MultiBar, Presets } from "cli-progress";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
 import { CV_DEFAULTS, type CvProgress, type CvReport, crossValidate } from "../training/cv.js";
 import { cvF1, formatCvReport, writeCvReport } from "../training/cv-report.js";
-import { dataDir, loadWands } from "../training/data/wands.js";
+import { dataDir, loadDataset, requireLabels } from "../training/data/dataset.js";
 import { trainLexical } from "../training/lexical.js";
 import { type Ablations, TRAIN_DEFAULTS, type TrainOptions } from "../training/lexical-options.js";
 import { artifactsDir, readManifest, roundDir, writeRound } from "../training/round-artifact.js";
@@ -108,8 +108,9 @@ runCli(async () => {
   if (folds !== null && supervision === "catalog")
     throw new UsageError("--cv scores held-out hand-labelled queries; --supervision catalog reads none: drop --cv");
 
-  // The label-free path opens product.csv only.
-  const dataset = supervision === "catalog" ? await loadCatalogOnly(dataDir()) : await loadWands(dataDir());
+  // The label-free path opens the products only.
+  const dataset = supervision === "catalog" ? await loadCatalogOnly(dataDir()) : await loadDataset(dataDir());
+  if (supervision !== "catalog") requireLabels(dataset, "npm run train", "train from the catalogue alone with `npm run train -- --supervision catalog`");
   console.log(`supervision: ${supervision}${args.supervision === undefined ? ` (the default for ${dataDir()})` : ""}`);
   if (!existsSync(join(roundDir(fromRound, root), "manifest.json"))) {
     if (fromRound !== 0) throw new Error(`no round ${fromRound} under ${root}: train it first`);

@@ -21,7 +21,7 @@ import { bestCutoff, type MetricSummary, macroAverage, type QueryMetrics, queryM
 import { loadQueryGenerator } from "../core/query-generator.js";
 import { RANKER_CHOICES, type RankerSpec, rankerName } from "../core/ranker.js";
 import { type Split, seededHash } from "../core/split.js";
-import type { Dataset } from "./data/wands.js";
+import type { Dataset } from "./data/types.js";
 import { bm25Runs, buildTextIndex, perQueryMetrics, productText, toEvalQueries } from "./evaluate.js";
 import { trainLexical } from "./lexical.js";
 import type { TrainOptions, TrainProgress } from "./lexical-options.js";

@@ -8,7 +8,7 @@ import { bestCutoff, METRIC_CUTOFFS, type MetricSummary, macroAverage, type Quer
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
 import type { QueryGenerator } from "../core/query-generator.js";
 import { planQuery } from "../core/retrieve.js";
-import type { Product, Query } from "./data/wands.js";
+import type { Product, Query } from "./data/types.js";
 
 /** How deep a ranking the metrics read: the deepest @k cutoff, or I_ret(q) whole when it is longer. */
 const METRIC_DEPTH = Math.max(...METRIC_CUTOFFS);

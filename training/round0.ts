@@ -3,13 +3,13 @@
  * Items get the extractor's top-M n-grams; the query side ships the same
  * extractor, limited to the keywords the item side emitted.
  */
-import { join } from "node:path";
 import { countItemNgrams, EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment } from "../core/extract.js";
 import { IndexBuilder, KeywordIndex } from "../core/inverted-index.js";
 import { extractorSpec, loadQueryGenerator } from "../core/query-generator.js";
 import { KEYWORD_RANKER, type RankerSpec } from "../core/ranker.js";
 import { SPLIT_DEFAULTS, type Split, splitQueries } from "../core/split.js";
-import { DataError, type Dataset, loadLabels, loadQueries, type Product, requireWandsFiles, streamProducts, WANDS_FILES } from "./data/wands.js";
+import { dataSource, loadSourceLabels, loadSourceQueries, streamSourceProducts } from "./data/dataset.js";
+import { DataError, type Dataset, type Product } from "./data/types.js";
 import { evaluateKeywords, productText, toEvalQueries } from "./evaluate.js";
 import { LineWriter } from "./jsonl.js";
 import type { RoundContent, RoundItem } from "./round-artifact.js";
@@ -46,33 +46,35 @@ export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundCo
 }
 
 /**
- * Round 0 of a catalogue streamed from disk, in two passes over product.csv:
- * the n-gram df first, then each item's keywords, written to a line file and
- * added to the index as it goes. What is held is the df table, the index and
- * the labels, never the products. Products must come in ascending id order
- * (WANDS and `npm run synth` write them so); otherwise use buildRound0.
+ * Round 0 of a catalogue streamed from disk (COGR_DATA: a catalogue folder or
+ * WANDS), in two passes over its products: the n-gram df first, then each
+ * item's keywords, written to a line file and added to the index as it goes.
+ * What is held is the df table, the index and the labels, never the products.
+ * Products must come in ascending id order (an imported catalogue, WANDS and
+ * `npm run synth` write them so); otherwise use buildRound0. Without queries
+ * or labels the split is empty and the metrics are zero over no query.
  */
 export async function buildRound0Streaming(dir: string, itemsFile: string, opts: Round0Options = {}): Promise<RoundContent> {
-  requireWandsFiles(dir);
-  const path = join(dir, WANDS_FILES.products);
+  const src = dataSource(dir);
+  const path = src.products;
   const df = new Map<string, number>();
   const ids = new Set<string>();
-  for await (const p of streamProducts(path)) {
+  for await (const p of streamSourceProducts(src)) {
     if (ids.has(p.id)) throw new DataError(`${path}: duplicate product_id ${p.id}`);
     ids.add(p.id);
     countItemNgrams(df, itemSegments(p));
   }
   const builder = new IndexBuilder({ ranker: opts.ranker ?? KEYWORD_RANKER });
   const out = new LineWriter(itemsFile);
-  for await (const p of streamProducts(path)) {
+  for await (const p of streamSourceProducts(src)) {
     const item = round0Item(p, itemSegments(p), df, ids.size);
     builder.add({ ...item, text: productText(p) });
     out.line(JSON.stringify(item));
   }
   out.close();
   df.clear();
-  const queries = await loadQueries(join(dir, WANDS_FILES.queries));
-  const { relevant, stats } = await loadLabels(join(dir, WANDS_FILES.labels), ids);
+  const queries = await loadSourceQueries(src);
+  const { relevant, stats } = await loadSourceLabels(src, ids);
   return round0Content(builder.finish(), { items: [], itemsFile }, { dir, queries, relevant, labelStats: stats }, opts);
 }
 

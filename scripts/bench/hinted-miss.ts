@@ -15,7 +15,7 @@ import { firstPassOf } from "../../core/query-generator.js";
 import { publishTo } from "../../publish/node/artifact.js";
 import { readDeployConfig } from "../../publish/node/deploy-config.js";
 import { applyMigrations, localTarget } from "../../publish/node/targets.js";
-import { dataDir, loadWands } from "../../training/data/wands.js";
+import { dataDir, loadDataset } from "../../training/data/dataset.js";
 import { artifactsDir, listRounds, readRound } from "../../training/round-artifact.js";
 import { startDevServer } from "../dev-server.js";
 import { percentile } from "./stats.js";
@@ -40,7 +40,7 @@ export async function benchHintedMiss(port: number): Promise<HintedMissReport | 
 /** The same measurement for any trained round (topK 0: a policy without hints, for comparison). */
 export async function benchKeywordMiss(port: number, root: string, round: number): Promise<HintedMissReport> {
   const topK = firstPassOf(readRound(round, root).queryGenerator)?.topK ?? 0;
-  const dataset = await loadWands(dataDir());
+  const dataset = await loadDataset(dataDir());
   const state = mkdtempSync(join(tmpdir(), "cogr-bench-hints-"));
   const config = readDeployConfig();
   await applyMigrations(config, { mode: "local", stateDir: state });

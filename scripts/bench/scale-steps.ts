@@ -13,6 +13,8 @@ import { readManifest, roundDir, roundItems, roundPostings, wholeQueryGenerator,
 export interface StepResult {
   readonly seconds: number;
   readonly peakRssMb: number;
+  /** The child's user + system CPU time (NaN when it did not report it). */
+  readonly cpuSeconds: number;
   readonly out: string;
 }
 
@@ -34,8 +36,9 @@ export function step(script: string, args: readonly string[], env: Record<string
     });
     child.on("exit", (code) => {
       const rss = Number(/peak-rss-kb (\d+)/.exec(err)?.[1] ?? Number.NaN);
+      const cpuMs = Number(/cpu-ms (\d+)/.exec(err)?.[1] ?? Number.NaN);
       if (code !== 0) reject(new Error(`${script} ${args.join(" ")} exited ${code}: ${err.trim().split("\n").slice(-3).join(" | ")}`));
-      else resolve({ seconds: (performance.now() - t0) / 1000, peakRssMb: rss / 1024, out: out.trim() });
+      else resolve({ seconds: (performance.now() - t0) / 1000, peakRssMb: rss / 1024, cpuSeconds: cpuMs / 1000, out: out.trim() });
     });
   });
 }

@@ -14,7 +14,8 @@ import { publishTo } from "../../publish/node/artifact.js";
 import { readDeployConfig } from "../../publish/node/deploy-config.js";
 import { applyMigrations, localTarget } from "../../publish/node/targets.js";
 import { memorySource } from "../../publish/source.js";
-import { type Dataset, dataDir, loadWands } from "../../training/data/wands.js";
+import { dataDir, loadDataset } from "../../training/data/dataset.js";
+import type { Dataset } from "../../training/data/types.js";
 import { readRound, writeRound } from "../../training/round-artifact.js";
 import { buildRound0 } from "../../training/round0.js";
 import { type DevServer, startDevServer } from "../dev-server.js";
@@ -34,7 +35,7 @@ export interface ServedRound {
  * publish), so an experiment has two rounds to serve; `vars` go to wrangler dev.
  */
 export async function serveWandsRound0(port: number, opts: { twin?: boolean; vars?: Record<string, string>; llmModel?: string } = {}): Promise<ServedRound> {
-  const dataset = await loadWands(dataDir());
+  const dataset = await loadDataset(dataDir());
   const artifacts = mkdtempSync(join(tmpdir(), "cogr-bench-art-"));
   const state = mkdtempSync(join(tmpdir(), "cogr-bench-state-"));
   const r0 = buildRound0(dataset);

@@ -8,10 +8,10 @@
  * what one network counts for, so users all on 127.0.0.1 would count as one
  * household.
  */
-import { join } from "node:path";
 import { Rng } from "../../core/rng.js";
 import { fnv1a32 } from "../../core/shard.js";
-import { type Grade, loadGrades, loadQueries, WANDS_FILES } from "../../training/data/wands.js";
+import { dataSource, hasLabels, loadSourceGrades, loadSourceQueries } from "../../training/data/dataset.js";
+import { DataError, type Grade } from "../../training/data/types.js";
 
 /** The click model: examine top-down; at each position click with the label's chance; stop after a click or by fatigue. */
 export const CLICK_MODEL = {
@@ -29,9 +29,11 @@ export interface SimulationData {
 }
 
 export async function loadSimulationData(dir: string): Promise<SimulationData> {
-  const grades = await loadGrades(join(dir, WANDS_FILES.labels));
+  const src = dataSource(dir);
+  if (!hasLabels(src)) throw new DataError(`simulated users click by the labels, and ${dir} has none: import the catalogue with --queries and --labels`);
+  const grades = await loadSourceGrades(src);
   // Queries with at least one Exact or Partial label, so a click is possible at all.
-  const queries = (await loadQueries(join(dir, WANDS_FILES.queries))).filter((q) => [...(grades.get(q.id)?.values() ?? [])].some((g) => g !== "Irrelevant"));
+  const queries = (await loadSourceQueries(src)).filter((q) => [...(grades.get(q.id)?.values() ?? [])].some((g) => g !== "Irrelevant"));
   return { queries, grades };
 }
 

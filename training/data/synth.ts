@@ -1,6 +1,7 @@
 /**
  * Synthetic WANDS-format catalogues of any size, built from a real WANDS
- * folder, for the scale benchmarks and tests (never committed).
+ * folder (or any COGR_DATA folder: an imported catalogue too), for the scale
+ * benchmarks and tests (never committed).
  *
  * Item j's template is the real product j mod P (file order), so the first P
  * items are the real catalogue under new ids. Every later item recombines its
@@ -16,7 +17,9 @@ import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import { getOrInsert } from "../../core/collections.js";
 import { Rng } from "../../core/rng.js";
-import { loadQueries, PRODUCT_HEADER, type Product, streamProducts, streamTsv, WANDS_FILES } from "./wands.js";
+import { dataSource, loadSourceQueries, streamSourceLabelRows, streamSourceProducts } from "./dataset.js";
+import type { Product } from "./types.js";
+import { PRODUCT_HEADER, WANDS_FILES } from "./wands.js";
 
 export interface SynthOptions {
   readonly items: number;
@@ -54,9 +57,10 @@ function recombine(template: Product, donor: Product): { name: string } {
 export async function writeSyntheticCatalogue(source: string, out: string, opts: SynthOptions): Promise<SynthSummary> {
   if (!Number.isInteger(opts.items) || opts.items < 1) throw new RangeError(`--items must be a positive integer, got ${opts.items}`);
   const templates: Product[] = [];
-  for await (const p of streamProducts(join(source, WANDS_FILES.products))) templates.push(p);
+  const src = dataSource(source);
+  for await (const p of streamSourceProducts(src)) templates.push(p);
   const P = templates.length;
-  if (P === 0) throw new RangeError(`${join(source, WANDS_FILES.products)} holds no product`);
+  if (P === 0) throw new RangeError(`${src.products} holds no product`);
   const byClass = new Map<string, number[]>();
   templates.forEach((p, j) => {
     getOrInsert(byClass, p.class, () => []).push(j);
@@ -84,20 +88,23 @@ export async function writeSyntheticCatalogue(source: string, out: string, opts:
   await close(products);
   opts.progress?.(opts.items, opts.items);
 
-  const queries = await loadQueries(join(source, WANDS_FILES.queries));
+  const queries = await loadSourceQueries(src);
+  // The output is WANDS-format, whose query ids are integers: a catalogue's string query ids are numbered in file order.
+  const renumber = queries.some((q) => !/^[0-9]+$/.test(q.id));
+  const queryId = new Map(queries.map((q, j) => [q.id, renumber ? String(j) : q.id]));
   const qout = createWriteStream(join(out, WANDS_FILES.queries));
   await write(qout, "query_id\tquery\tquery_class\n");
-  for (const q of queries) await write(qout, `${q.id}\t${field(q.text)}\t${field(q.class)}\n`);
+  for (const q of queries) await write(qout, `${queryId.get(q.id)}\t${field(q.text)}\t${field(q.class)}\n`);
   await close(qout);
 
   const labels = createWriteStream(join(out, WANDS_FILES.labels));
   await write(labels, "id\tquery_id\tproduct_id\tlabel\n");
   let n = 0;
-  for await (const { row } of streamTsv(join(source, WANDS_FILES.labels), ["query_id", "product_id", "label"])) {
-    const [q, p, label] = row as [string, string, string];
+  for await (const { query: q, product: p, label } of streamSourceLabelRows(src)) {
     const at = position.get(p);
-    if (at === undefined) continue; // a label of a product absent from the source: nothing inherits it
-    for (let j = at; j < opts.items; j += P) await write(labels, `${n++}\t${q}\t${j}\t${label}\n`);
+    const qid = renumber ? queryId.get(q) : q;
+    if (at === undefined || qid === undefined) continue; // a label of a product (or renumbered query) absent from the source: nothing inherits it
+    for (let j = at; j < opts.items; j += P) await write(labels, `${n++}\t${qid}\t${j}\t${label}\n`);
   }
   await close(labels);
   return { items: opts.items, templates: P, queries: queries.length, labels: n };

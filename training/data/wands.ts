@@ -1,5 +1,7 @@
 /**
- * WANDS loader (Chen et al., ECIR 2022). The files are tab-separated with a
+ * WANDS's three files (Chen et al., ECIR 2022), one of the two folders
+ * COGR_DATA may hold (training/data/dataset.ts picks; the other is an imported
+ * catalogue, training/data/catalog.ts). The files are tab-separated with a
  * header and never quoted (fields hold literal `"`): csv-parse streams them
  * with quoting off, so a catalogue of any size is read row by row and never
  * held as one string. Relevant = Exact or Partial (paper, App. A).
@@ -8,6 +10,10 @@ import { createReadStream, existsSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse";
 import { getOrInsert } from "../../core/collections.js";
+import { DataError, type Dataset, type Grade, type LabelStats, type Product, type Query } from "./types.js";
+
+// The shared types live in types.ts (a catalogue folder has them too); re-exported for the modules that import them from here.
+export { DataError, type Dataset, type Grade, type LabelStats, type Product, type Query } from "./types.js";
 
 export const WANDS_FILES = { products: "product.csv", queries: "query.csv", labels: "label.csv" } as const;
 
@@ -23,39 +29,6 @@ export const PRODUCT_HEADER = [
   "average_rating",
   "review_count",
 ] as const;
-
-export interface Product {
-  readonly id: string;
-  readonly name: string;
-  readonly class: string;
-  readonly category: string;
-  readonly description: string;
-  readonly features: ReadonlyArray<readonly [string, string]>;
-}
-
-export interface Query {
-  readonly id: string;
-  readonly text: string;
-  readonly class: string;
-}
-
-export interface LabelStats {
-  readonly rows: number;
-  /** Labels whose product is not in the product table (a partial copy). */
-  readonly droppedMissingProduct: number;
-  readonly relevant: number;
-}
-
-export interface Dataset {
-  readonly dir: string;
-  readonly products: readonly Product[];
-  readonly queries: readonly Query[];
-  /** query id → ids of its relevant products present in the table. */
-  readonly relevant: ReadonlyMap<string, ReadonlySet<string>>;
-  readonly labelStats: LabelStats;
-}
-
-export class DataError extends Error {}
 
 export const RELEVANT_LABELS: ReadonlySet<string> = new Set(["Exact", "Partial"]);
 const LABELS: ReadonlySet<string> = new Set(["Exact", "Partial", "Irrelevant"]);
@@ -123,8 +96,13 @@ export function parseFeatures(raw: string): Array<[string, string]> {
 
 const ID = /^[0-9]+$/;
 
-function requireId(path: string, line: number, what: string, value: string): string {
-  if (!ID.test(value)) throw new DataError(`${path}:${line}: ${what} must be a non-negative integer, got ${JSON.stringify(value)}`);
+/** WANDS's ids are integers; a catalogue folder's are any non-empty strings (its query.csv and label.csv share this reader). */
+export type IdRule = "integer" | "string";
+
+function requireId(path: string, line: number, what: string, value: string, rule: IdRule = "integer"): string {
+  if (rule === "string" ? value === "" : !ID.test(value)) {
+    throw new DataError(`${path}:${line}: ${what} must be ${rule === "string" ? "non-empty" : "a non-negative integer"}, got ${JSON.stringify(value)}`);
+  }
   return value;
 }
 
@@ -144,10 +122,10 @@ export async function loadProducts(path: string): Promise<Product[]> {
   return out;
 }
 
-export async function loadQueries(path: string): Promise<Query[]> {
+export async function loadQueries(path: string, ids: IdRule = "integer"): Promise<Query[]> {
   return (await readTsv(path, ["query_id", "query", "query_class"])).map(({ line, row: [id, text, cls] }) => {
     if ((text as string).trim() === "") throw new DataError(`${path}:${line}: empty query`);
-    return { id: requireId(path, line, "query_id", id as string), text: text as string, class: cls as string };
+    return { id: requireId(path, line, "query_id", id as string, ids), text: text as string, class: cls as string };
   });
 }
 
@@ -155,6 +133,7 @@ export async function loadQueries(path: string): Promise<Query[]> {
 export async function loadLabels(
   path: string,
   hasProduct: ReadonlySet<string> | { has(id: string): boolean },
+  ids: IdRule = "integer",
 ): Promise<{ relevant: Map<string, Set<string>>; stats: LabelStats }> {
   const relevant = new Map<string, Set<string>>();
   let rows = 0;
@@ -163,8 +142,8 @@ export async function loadLabels(
   for await (const { line, row } of streamTsv(path, ["query_id", "product_id", "label"])) {
     const [q, p, label] = row as [string, string, string];
     rows++;
-    requireId(path, line, "query_id", q);
-    requireId(path, line, "product_id", p);
+    requireId(path, line, "query_id", q, ids);
+    requireId(path, line, "product_id", p, ids);
     if (!LABELS.has(label)) throw new DataError(`${path}:${line}: unknown label ${JSON.stringify(label)}`);
     if (!hasProduct.has(p)) {
       dropped++;
@@ -177,8 +156,6 @@ export async function loadLabels(
   }
   return { relevant, stats: { rows, droppedMissingProduct: dropped, relevant: rel } };
 }
-
-export type Grade = "Exact" | "Partial" | "Irrelevant";
 
 /** query id → product id → its WANDS label (for the click model of `simulate-traffic`; relevance elsewhere is Exact or Partial). */
 export async function loadGrades(path: string): Promise<Map<string, Map<string, Grade>>> {
@@ -207,9 +184,4 @@ export async function loadWands(dir: string): Promise<Dataset> {
   const queries = await loadQueries(join(dir, WANDS_FILES.queries));
   const { relevant, stats } = await loadLabels(join(dir, WANDS_FILES.labels), ids);
   return { dir, products, queries, relevant, labelStats: stats };
-}
-
-/** COGR_DATA, else `data/wands` in the working directory. */
-export function dataDir(): string {
-  return process.env.COGR_DATA ?? "data/wands";
 }

@@ -12,7 +12,7 @@ import { normalizeKeyword } from "../../core/normalize.js";
 import { queryPrompt } from "../../core/prompts.js";
 import type { LlmGeneratorSpec, QueryGenerator } from "../../core/query-generator.js";
 import { KeywordClient } from "../../llm/client.js";
-import type { Query } from "../data/wands.js";
+import type { Query } from "../data/types.js";
 import { BATCH_DEFAULTS, generateBatch } from "./batch.js";
 import { readQueryKeywords } from "./query-keywords.js";
 

@@ -18,7 +18,7 @@ import { extractorSpec, llmGeneratorSpec, loadQueryGenerator } from "../../core/
 import { REWARD_LIMITS } from "../../core/reward.js";
 import type { RoundItem } from "../../core/round-format.js";
 import { KeywordClient } from "../../llm/client.js";
-import type { Dataset, Query } from "../data/wands.js";
+import type { Dataset, Query } from "../data/types.js";
 import { evaluateKeywords, toEvalQueries } from "../evaluate.js";
 import type { Round, RoundContent } from "../round-artifact.js";
 import { type BatchRecord, generateBatch } from "./batch.js";

@@ -18,7 +18,7 @@ import { parseKeywords } from "../../core/keyword-answer.js";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { loadQueryGenerator } from "../../core/query-generator.js";
 import { ItemRewardContext } from "../../core/reward.js";
-import type { Dataset, Query } from "../data/wands.js";
+import type { Dataset, Query } from "../data/types.js";
 import { readQueryKeywords } from "../llm/query-keywords.js";
 import { FrozenIndex, queryRewardFn } from "../rewards.js";
 import { artifactsDir, readRound } from "../round-artifact.js";

@@ -14,10 +14,9 @@
  * hand-labelled one in every mode, so `npm run eval` scores every round on
  * the same dev queries; pseudo-queries live in training only.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Split } from "../../core/split.js";
-import { DataError, type Dataset, loadProducts, type Query, WANDS_FILES } from "../data/wands.js";
+import { dataSource, hasLabels as sourceHasLabels, streamSourceProducts } from "../data/dataset.js";
+import { DataError, type Dataset, NO_LABELS, type Product, type Query } from "../data/types.js";
 import { PSEUDO_QUERY_BUDGETS, type PseudoQuery, pseudoQueries } from "./catalog-queries.js";
 
 export const SUPERVISIONS = ["labels", "catalog", "labels+catalog"] as const;
@@ -25,19 +24,19 @@ export type Supervision = (typeof SUPERVISIONS)[number];
 
 export const isSupervision = (v: string): v is Supervision => (SUPERVISIONS as readonly string[]).includes(v);
 
-/** Whether a catalogue folder has hand-labelled queries: both files present (neither is opened). */
-export const hasLabels = (dir: string): boolean => existsSync(join(dir, WANDS_FILES.queries)) && existsSync(join(dir, WANDS_FILES.labels));
+/** Whether a data folder has hand-labelled queries: both files present (neither is opened). */
+export const hasLabels = (dir: string): boolean => sourceHasLabels(dataSource(dir));
 
 /** What the data has: labels when the folder has labelled queries, else the catalogue alone. */
 export const defaultSupervision = (dir: string): Supervision => (hasLabels(dir) ? "labels" : "catalog");
 
-/** A dataset of products only: product.csv is read, no other file is opened. */
+/** A dataset of products only: the products file is read, no other file is opened. */
 export async function loadCatalogOnly(dir: string): Promise<Dataset> {
-  const path = join(dir, WANDS_FILES.products);
-  if (!existsSync(path)) throw new DataError(`no catalogue in ${dir} (missing ${WANDS_FILES.products}): set COGR_DATA to a catalogue folder`);
-  const products = await loadProducts(path);
-  if (new Set(products.map((p) => p.id)).size !== products.length) throw new DataError(`${path}: duplicate product_id`);
-  return { dir, products, queries: [], relevant: new Map(), labelStats: { rows: 0, droppedMissingProduct: 0, relevant: 0 } };
+  const src = dataSource(dir);
+  const products: Product[] = [];
+  for await (const p of streamSourceProducts(src)) products.push(p);
+  if (new Set(products.map((p) => p.id)).size !== products.length) throw new DataError(`${src.products}: duplicate product_id`);
+  return { dir, products, queries: [], relevant: new Map(), labelStats: NO_LABELS };
 }
 
 /** The queries a run trains on and scores after each phase, with their relevant product ids. */

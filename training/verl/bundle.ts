@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EXTRACTOR_DEFAULTS } from "../../core/extract.js";
 import { PROMPTS } from "../../core/prompts.js";
-import type { Dataset } from "../data/wands.js";
+import type { Dataset } from "../data/types.js";
 import { DATA_LIMITS } from "../lexical-data.js";
 import type { RewardSide } from "../reward-service/environment.js";
 import type { Round } from "../round-artifact.js";

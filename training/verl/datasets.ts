@@ -15,7 +15,7 @@
 import { formatKeywords } from "../../core/keyword-answer.js";
 import { itemPrompt, PROMPTS, queryPrompt } from "../../core/prompts.js";
 import { Rng } from "../../core/rng.js";
-import type { Dataset } from "../data/wands.js";
+import type { Dataset } from "../data/types.js";
 import { prepareData, sftQueryTargets } from "../lexical-data.js";
 import { DATA_SOURCES, trainingQueries } from "../reward-service/environment.js";
 import type { Round } from "../round-artifact.js";
