@@ -274,7 +274,11 @@ describe("commands on an imported catalogue (COGR_DATA)", () => {
       expect(r.stderr.trim().split("\n"), script).toHaveLength(1);
       expect(r.stderr, script).toMatch(message);
     };
-    oneLine("train.ts", ["--rounds", "1", "--supervision", "labels"], /^error: npm run train needs queries and relevance labels, .* `npm run train -- --supervision catalog`/);
+    oneLine(
+      "train.ts",
+      ["--rounds", "1", "--supervision", "labels"],
+      /^error: npm run train needs queries and relevance labels, .* `npm run train -- --supervision catalog`/,
+    );
     oneLine("eval.ts", ["--method", "keywords"], /^error: eval measures against relevance labels, and .* has none/);
     oneLine("labels.ts", ["--state", tmp("state")], /^error: no labels to load: .* is a catalogue without queries and labels/);
   });
