@@ -107,9 +107,13 @@ describe("experiments through the CLI on npm start", () => {
     expect(res.headers.get("x-cogr-experiment")).toBeNull();
   });
 
-  it("gates on offline dev F1 unless --force, and rolls back to control", () => {
+  it("gates on offline dev F1 unless --force, and rolls back to control", async () => {
     copyRound(2, 0.5);
     expect(runScript("publish.ts", ["--round", "2", "--state", state], env).status).toBe(0);
+    // The isolate keeps its list of published rounds for ROUND_CACHE_TTL_MS (5 s): wait until round 2 is listed.
+    const listed = async () => ((await (await fetch(`${url}/v1/rounds`)).json()) as { rounds: Array<{ round: number }> }).rounds.some((r) => r.round === 2);
+    for (let j = 0; j < 60 && !(await listed()); j++) await new Promise((r) => setTimeout(r, 250));
+    expect(await listed()).toBe(true);
     const gated = cli("experiment.ts", "start", "--design", "interleave", "--control", "1", "--treatment", "2");
     expect(gated.status).toBe(2);
     expect(gated.stderr).toMatch(/^error: offline gate: round 2's dev F1 [0-9.]+ is below control round 1's [0-9.]+; pass --force/);
