@@ -8,7 +8,13 @@ import { parseRanker, type RankerSpec } from "../core/ranker.js";
 
 export class UsageError extends Error {}
 
+/** A bad option value (`--round abc`): a usage error whose usage line runCli adds, since the value's parser does not know it. */
+export class OptionError extends UsageError {}
+
+let usageLine: string | undefined;
+
 export function parseCli<T extends NonNullable<ParseArgsConfig["options"]>>(options: T, usage: string) {
+  usageLine = usage;
   try {
     return parseArgs({ options, strict: true, allowPositionals: false }).values;
   } catch (e) {
@@ -24,7 +30,7 @@ export function parseCli<T extends NonNullable<ParseArgsConfig["options"]>>(opti
 
 export function intOption(name: string, value: string | undefined, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
-  if (!/^-?[0-9]+$/.test(value) || Number(value) < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
+  if (!/^-?[0-9]+$/.test(value) || Number(value) < min) throw new OptionError(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -39,7 +45,8 @@ export function runCli(main: () => Promise<void> | void): void {
   Promise.resolve()
     .then(main)
     .catch((e: unknown) => {
-      const msg = e instanceof Error ? e.message : String(e);
+      let msg = e instanceof Error ? e.message : String(e);
+      if (e instanceof OptionError && usageLine !== undefined && !msg.includes("\n")) msg = `${msg}\nusage: ${usageLine}`;
       process.stderr.write(`error: ${msg.split("\n")[0]}\n`);
       if (e instanceof UsageError && msg.includes("\n")) process.stderr.write(`${msg.split("\n").slice(1).join("\n")}\n`);
       process.exitCode = e instanceof UsageError ? 1 : 2;
@@ -52,6 +59,6 @@ export function rankerOption(value: string | undefined): RankerSpec | undefined 
   try {
     return parseRanker(value);
   } catch (e) {
-    throw new UsageError(`--ranker: ${(e as Error).message}`);
+    throw new OptionError(`--ranker: ${(e as Error).message}`);
   }
 }

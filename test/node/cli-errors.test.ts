@@ -20,7 +20,19 @@ describe("CLI errors", () => {
     expect(lines[1]).toMatch(/^usage: npm run build-round/);
     const negative = runScript("build-round.ts", ["--round=-1"]);
     expect(negative.status).toBe(1);
-    expect(negative.stderr.trim()).toBe('error: --round must be an integer ≥ 0, got "-1"');
+    expect(negative.stderr.trim().split("\n")).toEqual([
+      'error: --round must be an integer ≥ 0, got "-1"',
+      expect.stringMatching(/^usage: npm run build-round/),
+    ]);
+  });
+
+  it("a value that is not a number: one line, then the usage (as the README promises)", () => {
+    const r = runScript("build-round.ts", ["--round", "abc"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      'error: --round must be an integer ≥ 0, got "abc"',
+      expect.stringMatching(/^usage: npm run build-round -- --round 0/),
+    ]);
   });
 
   it("npm start on a port that is taken refuses at once, naming the port and --port, and builds nothing", async () => {
