@@ -9,7 +9,12 @@ export interface CliResult {
 }
 
 export function runScript(script: string, args: readonly string[], env: Record<string, string | undefined> = {}): CliResult {
-  const r = spawnSync(join("node_modules", ".bin", "tsx"), [join("scripts", script), ...args], {
+  return runEntry(join("scripts", script), args, env);
+}
+
+/** Any entry point by its path (e.g. a CLI with a test hook injected, under test/support/). */
+export function runEntry(path: string, args: readonly string[], env: Record<string, string | undefined> = {}): CliResult {
+  const r = spawnSync(join("node_modules", ".bin", "tsx"), [path, ...args], {
     encoding: "utf8",
     env: { ...process.env, ...env },
     timeout: 400_000,

@@ -53,6 +53,15 @@ describe("CLI errors", () => {
     }
   });
 
+  it("npm run labels into a --state that does not exist refuses in one line, and creates nothing", () => {
+    const missing = join(mkdtempSync(join(tmpdir(), "cogr-labels-")), "no", "such", "dir");
+    const synth = writeSyntheticWands(20);
+    const r = runScript("labels.ts", ["--state", missing], { COGR_DATA: synth.dir });
+    expect([r.status, r.stdout]).toEqual([1, ""]);
+    expect(r.stderr.trim()).toBe(`error: --state ${missing} does not exist: name the state npm start serves (npm start -- --state DIR creates one)`);
+    expect(existsSync(join(missing, "..", ".."))).toBe(false);
+  });
+
   it("npm run data without network leaves nothing behind", () => {
     const root = mkdtempSync(join(tmpdir(), "cogr-data-"));
     const dir = join(root, "data", "wands");
