@@ -24,7 +24,7 @@ runCli(async () => {
     assertConfirmable(what, choice);
   }
   // The lock's table may be newer than the state (a migration the last publish did not have).
-  const scope = { mode: choice.mode, stateDir: choice.stateDir, viaWrangler: choice.viaWrangler };
+  const scope = { mode: choice.mode, stateDir: choice.stateDir };
   const pending = await pendingMigrations(choice.config, scope);
   if (choice.mode === "remote") {
     for (const line of migrationLines(pending)) console.error(line);

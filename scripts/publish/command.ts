@@ -39,7 +39,8 @@ export async function publishCommand(hooks: PublishHooks = {}): Promise<void> {
     if (!choice.dryRun) assertConfirmable(what, choice, io);
   }
   const source = artifactSource(choice.round);
-  const migrationScope = { mode: choice.mode, stateDir: choice.stateDir, viaWrangler: choice.viaWrangler };
+  // Locally the applied lists are read through the bindings (fast), --via-wrangler or not; remotely wrangler lists them.
+  const migrationScope = { mode: choice.mode, stateDir: choice.stateDir };
   const pending = await pendingMigrations(choice.config, migrationScope);
   if (choice.dryRun) {
     const target = await openTarget(choice);
