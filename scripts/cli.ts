@@ -3,6 +3,9 @@
  * rule for failures — a one-line message on stderr and a non-zero exit, never
  * a stack trace.
  */
+import { existsSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { parseRanker, type RankerSpec } from "../core/ranker.js";
 
@@ -61,4 +64,16 @@ export function rankerOption(value: string | undefined): RankerSpec | undefined 
   } catch (e) {
     throw new OptionError(`--ranker: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Whether the module at `metaUrl` is the entry point this process was started with: a CLI that a test
+ * also imports (to run its command with hooks injected, from test/support/) runs itself only then.
+ */
+export function isEntry(metaUrl: string): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  // Both through realpath: a symlinked checkout must not make a CLI silently skip its own run.
+  const real = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
+  return real(resolve(entry)) === real(fileURLToPath(metaUrl));
 }

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOpenAiTestServer, type TestLlmServer } from "../../tools/openai-test-server.js";
 import { freePort, waitFor } from "../../tools/processes.js";
-import { runScript, runScriptAsync } from "../cli.js";
+import { runEntryAsync, runScript, runScriptAsync } from "../cli.js";
 import { cliWorkspace, writeSyntheticWands } from "../fixtures.js";
 
 describe("an LLM round", () => {
@@ -36,7 +36,8 @@ describe("an LLM round", () => {
 
   it("is built by npm run index, resumes after a kill without repeating finished items, and records its model", async () => {
     const args = ["--generator", "vllm", "--base-url", `${llm.url}/echo/v1`, "--model", "item-model", "--query-model", "query-model", "--round", "1"];
-    const killed = await runScriptAsync("index.ts", [...args, "--concurrency", "1"], { ...env, COGR_INDEX_KILL_AFTER: "60" });
+    // npm run index with a real SIGKILL after 60 items (test/support/index-killed.ts)
+    const killed = await runEntryAsync(join("test", "support", "index-killed.ts"), [...args, "--concurrency", "1"], { ...env, COGR_TEST_KILL_AFTER: "60" });
     expect([null, 137]).toContain(killed.status); // SIGKILL (tsx reports it as 137)
     expect(existsSync(join(artifacts, "rounds", "1", "manifest.json"))).toBe(false);
     const before = await count();
