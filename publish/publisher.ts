@@ -29,8 +29,6 @@ export interface PublishOptions {
   readonly replace?: boolean;
   /** Extra KV values written with the round (an LLM round's warmed keyword cache). */
   readonly kv?: ReadonlyArray<readonly [string, string]>;
-  /** Test hook: stop (throw) after this many batches are committed. */
-  readonly stopAfterBatches?: number;
 }
 
 export interface PublishProgressInfo {
@@ -43,7 +41,11 @@ export interface PublishProgressInfo {
   readonly skipped: number;
 }
 
-export type PublishProgress = (step: string, info: PublishProgressInfo) => void;
+/**
+ * Called after each committed batch (and once after the KV values), and awaited: a caller may refresh
+ * its publish lock here, and a test may stop or kill the publish at a batch of its choice.
+ */
+export type PublishProgress = (step: string, info: PublishProgressInfo) => void | Promise<void>;
 
 export interface PublishReport {
   readonly outcome: PublishOutcome;
@@ -62,7 +64,8 @@ interface Marker {
   readonly batches: number;
 }
 
-async function roundRow(target: PublishTarget, round: number): Promise<{ state: string; manifest: string } | null> {
+/** The round's catalogue row: its state, and its manifest (or, while publishing, its progress marker); null when there is none. */
+export async function roundRow(target: PublishTarget, round: number): Promise<{ state: string; manifest: string } | null> {
   // One query (state and manifest joined) keeps the wrangler-CLI target to one call.
   const row = (await target.catalog.scalar("SELECT state || char(10) || manifest FROM rounds WHERE round = ?", round)) as string | null;
   if (row === null) return null;
@@ -132,13 +135,11 @@ export async function publishRound(
     }
     rows += batch.rows;
     blocks += batch.blocks;
-    progress(batch.db < 0 ? "items" : `shard ${batch.db}`, { at: batch.at, total: planUnits(source), batches, rows, blocks, skipped: resume });
-    if (opts.stopAfterBatches !== undefined && batches - resume >= opts.stopAfterBatches)
-      throw new PublishError(`stopped after ${batches} batches (test hook)`);
+    await progress(batch.db < 0 ? "items" : `shard ${batch.db}`, { at: batch.at, total: planUnits(source), batches, rows, blocks, skipped: resume });
   }
   const kv = [...kvValues(source, contentHash), ...(opts.kv ?? [])];
   await target.kv.putMany(kv);
-  progress("kv", { at: planUnits(source), total: planUnits(source), batches, rows, blocks, skipped: resume });
+  await progress("kv", { at: planUnits(source), total: planUnits(source), batches, rows, blocks, skipped: resume });
 
   // Verify before the commit point: counts in every database, every directory's blocks, and the KV values.
   const items = Number(await target.catalog.scalar("SELECT COUNT(*) FROM items WHERE round = ?", round));

@@ -3,12 +3,21 @@
  * rule for failures — a one-line message on stderr and a non-zero exit, never
  * a stack trace.
  */
+import { existsSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { parseRanker, type RankerSpec } from "../core/ranker.js";
 
 export class UsageError extends Error {}
 
+/** A bad option value (`--round abc`): a usage error whose usage line runCli adds, since the value's parser does not know it. */
+export class OptionError extends UsageError {}
+
+let usageLine: string | undefined;
+
 export function parseCli<T extends NonNullable<ParseArgsConfig["options"]>>(options: T, usage: string) {
+  usageLine = usage;
   try {
     return parseArgs({ options, strict: true, allowPositionals: false }).values;
   } catch (e) {
@@ -24,7 +33,7 @@ export function parseCli<T extends NonNullable<ParseArgsConfig["options"]>>(opti
 
 export function intOption(name: string, value: string | undefined, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
-  if (!/^-?[0-9]+$/.test(value) || Number(value) < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
+  if (!/^-?[0-9]+$/.test(value) || Number(value) < min) throw new OptionError(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -39,7 +48,8 @@ export function runCli(main: () => Promise<void> | void): void {
   Promise.resolve()
     .then(main)
     .catch((e: unknown) => {
-      const msg = e instanceof Error ? e.message : String(e);
+      let msg = e instanceof Error ? e.message : String(e);
+      if (e instanceof OptionError && usageLine !== undefined && !msg.includes("\n")) msg = `${msg}\nusage: ${usageLine}`;
       process.stderr.write(`error: ${msg.split("\n")[0]}\n`);
       if (e instanceof UsageError && msg.includes("\n")) process.stderr.write(`${msg.split("\n").slice(1).join("\n")}\n`);
       process.exitCode = e instanceof UsageError ? 1 : 2;
@@ -52,6 +62,18 @@ export function rankerOption(value: string | undefined): RankerSpec | undefined 
   try {
     return parseRanker(value);
   } catch (e) {
-    throw new UsageError(`--ranker: ${(e as Error).message}`);
+    throw new OptionError(`--ranker: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Whether the module at `metaUrl` is the entry point this process was started with: a CLI that a test
+ * also imports (to run its command with hooks injected, from test/support/) runs itself only then.
+ */
+export function isEntry(metaUrl: string): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  // Both through realpath: a symlinked checkout must not make a CLI silently skip its own run.
+  const real = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
+  return real(resolve(entry)) === real(fileURLToPath(metaUrl));
 }

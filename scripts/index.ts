@@ -14,13 +14,18 @@ import { loadQueries, type Query } from "../training/data/wands.js";
 import { BATCH_DEFAULTS } from "../training/llm/batch.js";
 import { buildLlmRound, removeCheckpoints } from "../training/llm/index-round.js";
 import { readRound, roundDir, writeRound } from "../training/round-artifact.js";
-import { intOption, parseCli, runCli, UsageError } from "./cli.js";
+import { intOption, isEntry, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE =
   "npm run index -- --generator vllm --base-url URL --model NAME --round N [--from-round M] [--query-model NAME] [--query-base-url URL] " +
   "[--queries none|dev|train|all|FILE] [--keep-items] [--concurrency 16] [--timeout-ms 60000] [--attempts 3]";
 
-runCli(async () => {
+export interface IndexHooks {
+  /** Called after each finished unit of a stage (a test: a real SIGKILL mid-run, to prove resumption). */
+  readonly progress?: (stage: string, done: number) => void;
+}
+
+export async function indexCommand(hooks: IndexHooks = {}): Promise<void> {
   const args = parseCli(
     {
       generator: { type: "string" },
@@ -94,8 +99,7 @@ runCli(async () => {
         bar?.start(total, done - 1, { stage: s.padEnd(7), failed });
       }
       if (rec.status === "failed") failed++;
-      // Test hook: a real SIGKILL mid-run, to prove resumption (test/node/llm-round.test.ts).
-      if (s === "items" && process.env.COGR_INDEX_KILL_AFTER === String(done)) process.kill(process.pid, "SIGKILL");
+      hooks.progress?.(s, done);
       bar?.update(done, { failed });
     },
   });
@@ -110,4 +114,6 @@ runCli(async () => {
       (Object.keys(report.failures).length > 0 ? `; failures by kind ${JSON.stringify(report.failures)}` : "") +
       (dev !== undefined ? `; dev F1 ${dev.toFixed(4)}` : ""),
   );
-});
+}
+
+if (isEntry(import.meta.url)) runCli(() => indexCommand());

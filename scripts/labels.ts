@@ -6,6 +6,7 @@
  * Replaces whatever labels were there; queries are keyed by their normalised
  * text (two WANDS queries with the same text share their labels, first wins).
  */
+import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { normalizeKeyword } from "../core/normalize.js";
 import { readDeployConfig } from "../publish/node/deploy-config.js";
@@ -13,7 +14,7 @@ import { applyMigrations, DEFAULT_STATE_DIR, localTarget } from "../publish/node
 import { sqlText } from "../publish/sql.js";
 import { dataDir, dataSource, hasLabels, loadSourceGrades, loadSourceQueries } from "../training/data/dataset.js";
 import { DataError } from "../training/data/types.js";
-import { parseCli, runCli } from "./cli.js";
+import { parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE = "npm run labels [-- --state DIR]";
 export const LABEL_LIMITS = { rowsPerStatement: 400, statementsPerBatch: 25 } as const;
@@ -21,6 +22,10 @@ export const LABEL_LIMITS = { rowsPerStatement: 400, statementsPerBatch: 25 } as
 runCli(async () => {
   const args = parseCli({ state: { type: "string" } }, USAGE);
   const stateDir = args.state ?? DEFAULT_STATE_DIR;
+  // A --state that does not exist is a typo, not a new state: labels loaded there would reach no server
+  // (npm start --state DIR creates it). The default state may be made here: the README loads labels before npm start.
+  if (args.state !== undefined && !existsSync(args.state))
+    throw new UsageError(`--state ${args.state} does not exist: name the state npm start serves (npm start -- --state DIR creates one)`);
   const t0 = performance.now();
   const src = dataSource(dataDir());
   if (!hasLabels(src)) throw new DataError(`no labels to load: ${src.dir} is a catalogue without queries and labels (import them with --queries and --labels)`);

@@ -25,7 +25,7 @@ import { type Ablations, TRAIN_DEFAULTS, type TrainOptions } from "../training/l
 import { artifactsDir, readManifest, roundDir, writeRound } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
 import { defaultSupervision, isSupervision, loadCatalogOnly, type Supervision } from "../training/supervision/supervision.js";
-import { intOption, parseCli, rankerOption, runCli, UsageError } from "./cli.js";
+import { intOption, isEntry, parseCli, rankerOption, runCli, UsageError } from "./cli.js";
 import { writeVerlBundle } from "./train-verl.js";
 
 const VERL_USAGE =
@@ -47,7 +47,12 @@ function ablationName(a: Ablations, decoding: TrainOptions["queryDecoding"]): st
   return parts.length > 0 ? parts.join("+") : null;
 }
 
-runCli(async () => {
+export interface TrainHooks {
+  /** Called once each phase's checkpoint is written (a test: a real SIGKILL there, to prove resumption). */
+  readonly checkpointed?: (phase: string) => void;
+}
+
+export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
   const args = parseCli(
     {
       backend: { type: "string" },
@@ -145,10 +150,7 @@ runCli(async () => {
         `${prefix}${phase}: ${heldOut} F1 ${sum.dev.f1.toFixed(4)} (P ${sum.dev.p.toFixed(4)}, R ${sum.dev.r.toFixed(4)}), train F1 ${sum.train.f1.toFixed(4)}`,
       );
     },
-    // Test hook: a real SIGKILL at a known point, to prove resumption (test/training/train.test.ts).
-    checkpointed: (phase) => {
-      if (process.env.COGR_TRAIN_KILL_AFTER === phase) process.kill(process.pid, "SIGKILL");
-    },
+    checkpointed: (phase) => hooks.checkpointed?.(phase),
   };
   const opts: TrainOptions = {
     rounds,
@@ -188,4 +190,6 @@ runCli(async () => {
     console.log(
       `cross-validation picks round ${cv.choice.round} (held-out F1 ${cvF1(cv, cv.choice.round).toFixed(4)}); the last round is ${last} (${cvF1(cv, last).toFixed(4)})`,
     );
-});
+}
+
+if (isEntry(import.meta.url)) runCli(() => trainCommand());

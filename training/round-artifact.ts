@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { BLOCK_LIMITS } from "../core/blocks.js";
 import { compareIds } from "../core/ids.js";
 import type { KeywordIndex } from "../core/inverted-index.js";
@@ -160,9 +160,18 @@ function checkedText(dir: string, manifest: RoundManifest, name: string): string
   return t;
 }
 
+/** Names the round asked for, the rounds that are there, and how the missing one is made (round 0 is built; later rounds are trained). */
+function missingRound(dir: string): string {
+  const round = basename(dir);
+  const have = /^[0-9]+$/.test(round) ? listRounds(dirname(dirname(dir))) : [];
+  const there = have.length > 0 ? `rounds there: ${have.join(", ")}` : "no rounds there";
+  const how = round === "0" ? "build it with `npm run build-round -- --round 0`" : `rounds after 0 come from \`npm run train\` (e.g. \`-- --rounds ${round}\`)`;
+  return `no round ${round} in ${dirname(dir)} (${there}): ${how}`;
+}
+
 export function readManifest(dir: string): RoundManifest {
   const path = join(dir, "manifest.json");
-  if (!existsSync(path)) throw new RoundError(`no round at ${dir} (missing manifest.json): run \`npm run build-round -- --round 0\``);
+  if (!existsSync(path)) throw new RoundError(missingRound(dir));
   const m = JSON.parse(readFileSync(path, "utf8")) as Partial<RoundManifest>;
   if (m.format !== ROUND_FORMAT) throw new RoundError(`${path}: not a ${ROUND_FORMAT} manifest`);
   if (m.version !== ROUND_FORMAT_VERSION) {

@@ -12,9 +12,11 @@ import { normalizeKeyword } from "../../core/normalize.js";
 import { QUERY_KEYWORDS_FILE, readQueryKeywords } from "../../training/llm/query-keywords.js";
 import { artifactsDir, readManifest, roundDir, roundIndexHeader, roundItems, roundPostings, roundQueryGenerator } from "../../training/round-artifact.js";
 import { PUBLISH_LIMITS } from "../limits.js";
+import { withLock } from "../lock.js";
 import { type PublishOptions, type PublishProgress, type PublishReport, publishedManifests, publishRound } from "../publisher.js";
 import type { PublishBase, PublishSource } from "../source.js";
 import type { PublishTarget } from "../target.js";
+import { lockOwner, processAlive } from "./lock-owner.js";
 import type { OpenTarget } from "./targets.js";
 
 /** A round artifact as a publish source: every read streams the file again and checks its checksum. */
@@ -81,15 +83,26 @@ export interface ArtifactPublishOptions extends PublishOptions {
   /** Build on a published round when one fits (default true). */
   readonly incremental?: boolean;
   readonly progress?: PublishProgress;
+  /** Take the publish lock even from a holder that looks alive (`--break-lock`). */
+  readonly breakLock?: boolean;
+  /** Told when the lock is taken over from a stale holder (expired, broken, or a dead process of this host). */
+  readonly onTakeOver?: (from: string) => void;
 }
 
-/** Publishes round N's artifact (or a given source) and always releases the target. */
+/** Publishes round N's artifact (or a given source) under the publish lock, and always releases the target. */
 export async function publishTo(target: OpenTarget, round: number | PublishSource, opts: ArtifactPublishOptions = {}): Promise<PublishReport> {
   const root = opts.root ?? artifactsDir();
   try {
     const source = typeof round === "number" ? artifactSource(round, root) : round;
-    const base = opts.incremental === false ? null : await findBase(target, source, root);
-    return await publishRound(target, source, base, opts.progress, { ...opts, kv: [...(opts.kv ?? []), ...warmKeywordCache(source, root)] });
+    return await withLock(target, lockOwner(), { breakLock: opts.breakLock, alive: processAlive }, async (lock) => {
+      if (lock.tookOverFrom) opts.onTakeOver?.(lock.tookOverFrom);
+      const base = opts.incremental === false ? null : await findBase(target, source, root);
+      const progress: PublishProgress = async (step, info) => {
+        await lock.refresh();
+        await opts.progress?.(step, info);
+      };
+      return await publishRound(target, source, base, progress, { ...opts, kv: [...(opts.kv ?? []), ...warmKeywordCache(source, root)] });
+    });
   } finally {
     await target.dispose();
   }

@@ -26,7 +26,7 @@ export interface OpenTarget extends PublishTarget {
 /** The bindings of the persisted local state `wrangler dev` reads. */
 function localBindings(config: DeployConfig, stateDir: string) {
   return getPlatformProxy<Record<string, unknown>>({
-    configPath: "wrangler.toml",
+    configPath: config.configPath,
     ...(config.environment ? { environment: config.environment } : {}),
     persist: { path: join(stateDir, "v3") },
   });
@@ -49,7 +49,7 @@ export interface WranglerTargetOptions {
 }
 
 function scopeArgs(config: DeployConfig, opts: WranglerTargetOptions): string[] {
-  const args = [opts.mode === "remote" ? "--remote" : "--local"];
+  const args = [opts.mode === "remote" ? "--remote" : "--local", "--config", config.configPath];
   if (config.environment) args.push("--env", config.environment);
   if (opts.mode === "local") args.push("--persist-to", opts.stateDir ?? DEFAULT_STATE_DIR);
   return args;
@@ -125,27 +125,53 @@ export function wranglerTarget(config: DeployConfig, opts: WranglerTargetOptions
   };
 }
 
-/** `wrangler d1 migrations apply` for the catalogue, every shard and the events database. */
+/** A database and the migration files it has not applied yet. */
+export interface PendingMigrations {
+  readonly db: D1Config;
+  readonly files: readonly string[];
+}
+
+export interface MigrationOptions extends WranglerTargetOptions {
+  /** Ask wrangler (`d1 migrations list`) even locally, as --remote always does. */
+  readonly viaWrangler?: boolean;
+}
+
 /**
- * Applies the D1 migrations through wrangler. Locally, only databases with a
- * pending migration are touched: their applied list is read first through
- * the bindings (about a second), where each wrangler call costs several, so
- * `npm start` on a published state and a no-op publish stay fast. Remotely,
- * wrangler decides (it applies nothing when nothing is pending).
+ * The pending migrations of the catalogue, every shard and the events database. Locally they are
+ * read through the bindings (about a second, where each wrangler call costs several, so `npm start`
+ * on a published state and a no-op publish stay fast); remotely, `wrangler d1 migrations list`.
  */
-export async function applyMigrations(config: DeployConfig, opts: WranglerTargetOptions): Promise<{ applied: string[] }> {
-  const scope = scopeArgs(config, opts);
+export async function pendingMigrations(config: DeployConfig, opts: MigrationOptions): Promise<PendingMigrations[]> {
   const all = [config.catalog, ...config.shards, config.events];
-  const todo = opts.mode === "local" ? await pendingLocal(config, all, opts.stateDir ?? DEFAULT_STATE_DIR) : all;
+  if (opts.mode === "local" && !opts.viaWrangler) return pendingLocal(config, all, opts.stateDir ?? DEFAULT_STATE_DIR);
+  const scope = scopeArgs(config, opts);
+  const out: PendingMigrations[] = [];
+  for (const db of all) out.push({ db, files: parseMigrationList(await wrangler(["d1", "migrations", "list", db.name, ...scope])) });
+  return out;
+}
+
+/** The file names in `wrangler d1 migrations list`'s table ("✅ No migrations to apply!" has none). */
+export function parseMigrationList(text: string): string[] {
+  return [...text.matchAll(/│\s*([\w.-]+\.sql)\s*│/g)].map((m) => m[1] as string);
+}
+
+/**
+ * `wrangler d1 migrations apply` for each database with a pending migration (`pending`, else read
+ * now). The operator has confirmed by then (publish --remote asks, or --yes): wrangler's own prompt
+ * is answered yes.
+ */
+export async function applyMigrations(config: DeployConfig, opts: MigrationOptions, pending?: readonly PendingMigrations[]): Promise<{ applied: string[] }> {
+  const scope = scopeArgs(config, opts);
+  const todo = (pending ?? (await pendingMigrations(config, opts))).filter((p) => p.files.length > 0).map((p) => p.db);
   for (const db of todo) await wrangler(["d1", "migrations", "apply", db.name, ...scope], { input: "y\n" });
   return { applied: todo.map((d) => d.name) };
 }
 
-/** The local databases whose migrations folder holds a file their migrations table does not list. */
-async function pendingLocal(config: DeployConfig, dbs: readonly D1Config[], stateDir: string): Promise<D1Config[]> {
+/** Each local database with the files of its migrations folder that its migrations table does not list. */
+async function pendingLocal(config: DeployConfig, dbs: readonly D1Config[], stateDir: string): Promise<PendingMigrations[]> {
   const proxy = await localBindings(config, stateDir);
   try {
-    const out: D1Config[] = [];
+    const out: PendingMigrations[] = [];
     for (const db of dbs) {
       const files = existsSync(db.migrationsDir) ? readdirSync(db.migrationsDir).filter((f) => f.endsWith(".sql")) : [];
       let applied = new Set<string>();
@@ -155,7 +181,7 @@ async function pendingLocal(config: DeployConfig, dbs: readonly D1Config[], stat
       } catch {
         applied = new Set(); // no migrations table yet: everything is pending
       }
-      if (files.some((f) => !applied.has(f))) out.push(db);
+      out.push({ db, files: files.filter((f) => !applied.has(f)).sort() });
     }
     return out;
   } finally {

@@ -15,19 +15,29 @@ export interface TargetChoice {
   readonly full: boolean;
   /** publish only, local state only: a round N published with other content is unpublished first. */
   readonly replace: boolean;
+  /** Remote changes without asking (CI). */
+  readonly yes: boolean;
+  /** publish only: print the plan (pending migrations, rows per database) and write nothing. */
+  readonly dryRun: boolean;
+  /** Take the publish lock from a holder that looks alive (publish/lock.ts). */
+  readonly breakLock: boolean;
 }
 
-export function parseTargetArgs(usage: string): TargetChoice {
+export function parseTargetArgs(usage: string, command: "publish" | "unpublish" = "publish"): TargetChoice {
   const args = parseCli(
     {
       round: { type: "string" },
       local: { type: "boolean" },
       remote: { type: "boolean" },
       env: { type: "string" },
+      config: { type: "string" },
       state: { type: "string" },
       "via-wrangler": { type: "boolean" },
       full: { type: "boolean" },
       replace: { type: "boolean" },
+      yes: { type: "boolean" },
+      "dry-run": { type: "boolean" },
+      "break-lock": { type: "boolean" },
     },
     usage,
   );
@@ -35,15 +45,20 @@ export function parseTargetArgs(usage: string): TargetChoice {
   if (args.local && args.remote) throw new UsageError("choose one of --local and --remote");
   if (args.env && !args.remote) throw new UsageError("--env goes with --remote (local state has no environments)");
   if (args.replace && args.remote) throw new UsageError("--replace is for local state only: on shared state a round's number names its content");
+  if (command === "unpublish" && (args.full || args.replace || args["dry-run"]))
+    throw new UsageError(`--full, --replace and --dry-run are publish options\nusage: ${usage}`);
   const mode = args.remote ? "remote" : "local";
   return {
     round: intOption("round", args.round, 0),
     mode,
     stateDir: args.state ?? DEFAULT_STATE_DIR,
-    config: readDeployConfig(args.env),
+    config: readDeployConfig(args.env, args.config ?? "wrangler.toml"),
     viaWrangler: mode === "remote" || Boolean(args["via-wrangler"]),
     full: Boolean(args.full),
     replace: Boolean(args.replace),
+    yes: Boolean(args.yes),
+    dryRun: Boolean(args["dry-run"]),
+    breakLock: Boolean(args["break-lock"]),
   };
 }
 

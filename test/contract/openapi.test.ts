@@ -52,7 +52,7 @@ describe("the OpenAPI document", () => {
       "GET /openapi.json": sorted("200", ...plain),
       "GET /": sorted("200", ...plain),
       "GET /compare": sorted("200", ...plain),
-      "GET /items/{id}": sorted("200", ...plain),
+      "GET /items/{id}": sorted("200", "404", ...data),
       "GET /admin/experiments": sorted("200", ...admin),
       "POST /admin/experiments": sorted("201", "409", ...admin),
       "GET /admin/experiments/{id}": sorted("200", "404", ...admin),

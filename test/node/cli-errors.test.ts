@@ -20,7 +20,19 @@ describe("CLI errors", () => {
     expect(lines[1]).toMatch(/^usage: npm run build-round/);
     const negative = runScript("build-round.ts", ["--round=-1"]);
     expect(negative.status).toBe(1);
-    expect(negative.stderr.trim()).toBe('error: --round must be an integer ≥ 0, got "-1"');
+    expect(negative.stderr.trim().split("\n")).toEqual([
+      'error: --round must be an integer ≥ 0, got "-1"',
+      expect.stringMatching(/^usage: npm run build-round/),
+    ]);
+  });
+
+  it("a value that is not a number: one line, then the usage (as the README promises)", () => {
+    const r = runScript("build-round.ts", ["--round", "abc"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      'error: --round must be an integer ≥ 0, got "abc"',
+      expect.stringMatching(/^usage: npm run build-round -- --round 0/),
+    ]);
   });
 
   it("npm start on a port that is taken refuses at once, naming the port and --port, and builds nothing", async () => {
@@ -39,6 +51,15 @@ describe("CLI errors", () => {
     } finally {
       await new Promise((r) => other.close(r));
     }
+  });
+
+  it("npm run labels into a --state that does not exist refuses in one line, and creates nothing", () => {
+    const missing = join(mkdtempSync(join(tmpdir(), "cogr-labels-")), "no", "such", "dir");
+    const synth = writeSyntheticWands(20);
+    const r = runScript("labels.ts", ["--state", missing], { COGR_DATA: synth.dir });
+    expect([r.status, r.stdout]).toEqual([1, ""]);
+    expect(r.stderr.trim()).toBe(`error: --state ${missing} does not exist: name the state npm start serves (npm start -- --state DIR creates one)`);
+    expect(existsSync(join(missing, "..", ".."))).toBe(false);
   });
 
   it("npm run data without network leaves nothing behind", () => {

@@ -2,8 +2,8 @@
  * The layout's rules (DESIGN.md "Layout"), checked on every source file:
  * core/ imports nothing outside itself, nothing outside test/ imports test/,
  * the worker imports nothing from the publisher (both import the serving
- * contract, core/contract.ts), no two parts import each other, and no source
- * file reaches 400 lines.
+ * contract, core/contract.ts), no two parts import each other, no production
+ * module holds a test hook that signals its own process, and no source file reaches 400 lines.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -42,6 +42,15 @@ describe("the layout", () => {
   it("keeps test code out of everything but the tests and their config", () => {
     const outside = edges.filter((e) => e.to.startsWith("test/") && !e.from.startsWith("test/") && e.from !== "vitest.config.ts");
     expect(outside).toEqual([]);
+  });
+
+  it("keeps test hooks out of production modules: none signals its own process (the tests inject that from test/support/)", () => {
+    const hooks = files.filter((f) => !f.startsWith("test/") && /process\.kill\(\s*process\.pid/.test(readFileSync(f, "utf8")));
+    expect(hooks).toEqual([]);
+    // The check sees the hooks where they live (it is not vacuous).
+    expect(files.filter((f) => f.startsWith("test/support/") && /process\.kill\(\s*process\.pid/.test(readFileSync(f, "utf8"))).length).toBeGreaterThanOrEqual(
+      4,
+    );
   });
 
   it("keeps the worker independent of the publisher and the Node-side parts", () => {

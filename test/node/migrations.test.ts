@@ -1,10 +1,10 @@
 /** Migrations are applied only where pending, so `npm start` on a published state and a no-op publish stay fast. */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readDeployConfig } from "../../publish/node/deploy-config.js";
-import { applyMigrations, localTarget } from "../../publish/node/targets.js";
+import { applyMigrations, localTarget, pendingMigrations } from "../../publish/node/targets.js";
 
 describe("applyMigrations (local)", () => {
   it("applies every database's migrations to fresh state, then none, and only the database that lost them", async () => {
@@ -22,7 +22,15 @@ describe("applyMigrations (local)", () => {
     } finally {
       await target.dispose();
     }
-    expect((await applyMigrations(config, { mode: "local", stateDir: state })).applied).toEqual([config.shards[1]?.name]);
+    // What --remote reads: `wrangler d1 migrations list` (here against the local state), parsed: shard 1's files, no one else's.
+    const listed = await pendingMigrations(config, { mode: "local", stateDir: state, viaWrangler: true });
+    expect(listed.map((p) => [p.db.name, p.files.length > 0])).toEqual(every.map((name) => [name, name === config.shards[1]?.name]));
+    expect(listed[2]?.files).toEqual(
+      readdirSync("migrations/shard")
+        .filter((f) => f.endsWith(".sql"))
+        .sort(),
+    );
+    expect((await applyMigrations(config, { mode: "local", stateDir: state }, listed)).applied).toEqual([config.shards[1]?.name]);
     expect((await applyMigrations(config, { mode: "local", stateDir: state })).applied).toEqual([]);
     console.log(`no-op migration check: ${noOpMs.toFixed(0)} ms`);
   }, 240_000);

@@ -8,13 +8,14 @@ import { runScriptAsync } from "../cli.js";
 import { cliWorkspace } from "../fixtures.js";
 
 /**
- * The publish, in a process group of its own, SIGKILLed by its hook; then the
+ * The publish (test/support/publish-killed.ts: scripts/publish.ts's command with a kill injected), in a
+ * process group of its own, SIGKILLed by that hook; then the
  * rest of its group (the local bindings' workerd, which outlives a killed
  * parent and would hold the state's SQLite locks), as a terminal's kill of the job does.
  */
 function killedPublish(args: readonly string[], env: Record<string, string>): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn(join("node_modules", ".bin", "tsx"), [join("scripts", "publish.ts"), ...args], {
+    const child = spawn(join("node_modules", ".bin", "tsx"), [join("test", "support", "publish-killed.ts"), ...args], {
       env: { ...process.env, ...env },
       detached: true,
       stdio: "ignore",
@@ -35,7 +36,7 @@ describe("publish after a kill", () => {
     const { state, env } = cliWorkspace(300, "resume");
     expect((await runScriptAsync("build-round.ts", ["--round", "0", "--dev-queries", "5"], env)).status).toBe(0);
 
-    expect(await killedPublish(["--round", "0", "--state", state], { ...env, COGR_PUBLISH_KILL_AFTER: "2" })).not.toBe(0);
+    expect(await killedPublish(["--round", "0", "--state", state], { ...env, COGR_TEST_KILL_AFTER: "2" })).not.toBe(0);
     const target = () => localTarget(readDeployConfig(), state);
     let t = await target();
     try {
@@ -46,7 +47,8 @@ describe("publish after a kill", () => {
     }
 
     const resumed = await runScriptAsync("publish.ts", ["--round", "0", "--state", state], env);
-    expect(resumed.stderr).toBe("");
+    // The killed publish still held the publish lock; its process is gone, so the lock is taken over, and said so.
+    expect(resumed.stderr).toMatch(/^took over the publish lock from \S+@\S+ pid \d+ \(since [0-9T:.-]+Z, expires [0-9T:.-]+Z\)\n$/);
     expect(resumed.stdout).toMatch(/round 0 published in full \(resumed after batch 2\)/);
     t = await target();
     try {

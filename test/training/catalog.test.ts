@@ -173,7 +173,8 @@ describe("equivalence: a WANDS-format catalogue rewritten as a shop's JSON Lines
       .split("\n")
       .map((l) => (JSON.parse(l) as { sku: string }).sku);
     expect(shuffled).not.toEqual([...shuffled].sort(compareIds)); // the input really is out of order
-    expect(shuffled.every((id) => id.startsWith("sku-"))).toBe(true);
+    expect(shuffled.length).toBeGreaterThan(0);
+    expect(shuffled.filter((id) => !id.startsWith("sku-"))).toEqual([]);
     const out = join(tmp("cat"), "catalog");
     await importCatalog(resolveSpec({ map: w.map, out }));
     const art = tmp("art");

@@ -36,7 +36,9 @@ describe("the co-evolution plan", () => {
     expect(ids.filter((id) => id.endsWith("/eval"))).toEqual(["r1/eval", "r2/eval", "r3/eval", "r4/eval", "r5/eval"]);
     expect(new Set(ids).size).toBe(ids.length);
     // Jobs go through the runner; the query phase keeps the items, the item phase trains against round 2's query index.
-    expect(steps.filter((s) => s.kind === "job").every((s) => s.command.startsWith("fake-runner jobs/t/"))).toBe(true);
+    const jobs = steps.filter((s) => s.kind === "job");
+    expect(jobs.length).toBeGreaterThan(0);
+    expect(jobs.filter((s) => !s.command.startsWith("fake-runner jobs/t/"))).toEqual([]);
     expect(steps.find((s) => s.id === "r2/index")?.command).toMatch(/--keep-items .*--query-model cogr-query-1 --round 2 --from-round 1/);
     expect(steps.find((s) => s.id === "i1/item/bundle")?.command).toMatch(/--side item --round 2 .*--model jobs\/t\/models\/item-0/);
     expect(steps.find((s) => s.id === "i2/query/bundle")?.command).toMatch(/--side query --round 3 .*--model jobs\/t\/models\/query-1/);

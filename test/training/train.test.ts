@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadQueryGenerator } from "../../core/query-generator.js";
 import { readRound } from "../../training/round-artifact.js";
-import { runScript } from "../cli.js";
+import { runEntry, runScript } from "../cli.js";
 import { writeSyntheticWands } from "../fixtures.js";
 
 const ARGS = ["--backend", "lexical", "--rounds", "2", "--epochs-query", "2", "--epochs-item", "1", "--seed", "7"];
@@ -49,12 +49,13 @@ describe("npm run train (lexical, synthetic data)", () => {
     const ref = mkdtempSync(join(tmpdir(), "cogr-train-ref-"));
     const killed = mkdtempSync(join(tmpdir(), "cogr-train-kill-"));
     expect(runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: ref }).status).toBe(0);
-    const dead = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TRAIN_KILL_AFTER: "query-1" });
+    const killing = join("test", "support", "train-killed.ts"); // npm run train with a real SIGKILL after a phase
+    const dead = runEntry(killing, ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TEST_KILL_AFTER: "query-1" });
     expect([null, 137]).toContain(dead.status); // SIGKILL right after query-1 was checkpointed
     expect(dead.stdout).toMatch(/query-1: dev F1/);
     expect(dead.stdout).not.toMatch(/item-1: dev F1/);
     // Killed again after an item phase: the resumed run must start from that round's carried-over item sets.
-    const again = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TRAIN_KILL_AFTER: "item-1" });
+    const again = runEntry(killing, ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TEST_KILL_AFTER: "item-1" });
     expect([null, 137]).toContain(again.status);
     expect(again.stdout).not.toMatch(/sft: dev F1|query-1: dev F1/);
     expect(again.stdout).toMatch(/item-1: dev F1/);

@@ -34,10 +34,21 @@ async function conforms(res: Response, path: string, method = "GET") {
   const body = type?.includes("json") ? JSON.parse(text) : text;
   const parsed = media?.schema.safeParse(body);
   expect(parsed?.success, `${route.operationId} ${res.status}: ${JSON.stringify(parsed?.error?.issues ?? [])}`).toBe(true);
-  if (res.status >= 400) expect(body.status).toBe(res.status);
-  // A disabled admin API is configuration, not a transient state: the one 503 without Retry-After.
-  if (res.status === 429 || (res.status === 503 && body.title !== "Admin API disabled")) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-  if (res.status === 405) expect(res.headers.get("allow")).toBe(allowedMethods().get(honoPath(route.path))?.join(", "));
+  // One assertion of what each kind of answer must carry (null where it carries nothing):
+  // a problem (every 4xx and 5xx but the item page's HTML 404) repeats its status; a 429 or a transient 503 says
+  // when to retry (a disabled admin API is configuration: the one 503 without Retry-After); a 405 says what is allowed.
+  const problem = type === "application/problem+json";
+  const retryable = res.status === 429 || (res.status === 503 && body.title !== "Admin API disabled");
+  expect({
+    problem: problem ? body.status : null,
+    retryAfter: retryable ? Number(res.headers.get("retry-after")) > 0 : null,
+    allow: res.status === 405 ? res.headers.get("allow") : null,
+  }).toEqual({
+    problem: problem ? res.status : null,
+    retryAfter: retryable ? true : null,
+    allow: res.status === 405 ? allowedMethods().get(honoPath(route.path))?.join(", ") : null,
+  });
+  expect(problem || res.status < 400 || (route.operationId === "itemPage" && res.status === 404)).toBe(true);
   seen.add(`${route.operationId} ${res.status}`);
   // 405 belongs to the path: every operation on it documents it.
   if (res.status === 405) for (const r of matching) seen.add(`${r.operationId} 405`);
@@ -58,6 +69,8 @@ async function expectStatus(status: number, path: string, opts: Opts = {}) {
 
 const DATA_PATHS = ["/v1/search?q=chair", "/v1/items/1", "/v1/rounds", "/v1/compare?q=chair", "/v1/items/1/rounds"] as const;
 const ALL_PATHS = [...DATA_PATHS, "/healthz", "/readyz", "/openapi.json", "/", "/compare", "/items/1"] as const;
+/** What reads storage once a round is published, and so is limited and can fail with it: the data routes and the item page. */
+const SERVED_PATHS = [...DATA_PATHS, "/items/1"] as const;
 
 describe("before any round is published", () => {
   it("answers 503 with Retry-After on search and items, an empty list of rounds, and readiness 503", async () => {
@@ -93,6 +106,7 @@ describe("over a published round", () => {
     expect((await expectStatus(404, "/v1/items/no-such-item")).detail).toMatch(/no-such-item/);
     expect((await expectStatus(404, "/v1/items/no-such-item/rounds")).detail).toMatch(/no-such-item/);
     expect((await expectStatus(404, "/v1/compare?q=chair&b=42")).parameter).toBe("b");
+    expect(await expectStatus(404, "/items/no-such-item")).toMatch(/^<!doctype html>/i);
   });
 
   it("answers 400 for a malformed parameter or header on every route", async () => {
@@ -116,9 +130,9 @@ describe("over a published round", () => {
     for (const path of ALL_PATHS) await expectStatus(414, `${path}${path.includes("?") ? "&" : "?"}pad=${"p".repeat(8200)}`);
   });
 
-  it("answers 429 with Retry-After once a client is over its limit, on every data route", async () => {
-    for (const path of DATA_PATHS) {
-      const headers = { "cf-connecting-ip": `198.51.100.${DATA_PATHS.indexOf(path)}` };
+  it("answers 429 with Retry-After once a client is over its limit, on every data route and the item page", async () => {
+    for (const path of SERVED_PATHS) {
+      const headers = { "cf-connecting-ip": `198.51.100.${SERVED_PATHS.indexOf(path)}` };
       for (let j = 0; j < env.TEST_RATE_LIMIT; j++) expect((await get(path, {}, headers)).status).not.toBe(429);
       const body = await expectStatus(429, path, { headers });
       expect(body.retryAfter).toBe(60);
@@ -126,14 +140,14 @@ describe("over a published round", () => {
   });
 
   it("answers 500 without internals when the deployment is misconfigured", async () => {
-    for (const path of DATA_PATHS) {
+    for (const path of SERVED_PATHS) {
       const body = await expectStatus(500, path, { env: { SHARD_COUNT: "5" } });
       expect(body.detail).toBe("The server could not answer this request.");
     }
   });
 
   it("answers 503 when D1 fails inside the request", async () => {
-    for (const path of DATA_PATHS) {
+    for (const path of SERVED_PATHS) {
       const body = await expectStatus(503, path, { env: { CATALOG: failingD1() } });
       expect(body.title).toBe("Storage unavailable");
       expect(JSON.stringify(body)).not.toMatch(/simulated|D1_ERROR/);

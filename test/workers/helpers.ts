@@ -2,7 +2,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { parseServingManifest } from "../../core/contract.js";
-import { type PublishOptions, publishRound } from "../../publish/publisher.js";
+import { type PublishOptions, type PublishProgress, publishRound } from "../../publish/publisher.js";
 import type { PublishBase, PublishSource } from "../../publish/source.js";
 import { d1Database, kvStore, type PublishTarget } from "../../publish/target.js";
 import { createApp } from "../../workers/search/app.js";
@@ -25,16 +25,14 @@ const asSource = (r: WireRound | PublishSource): PublishSource =>
   "postings" in r && Array.isArray(r.postings) ? wireSource(r as WireRound) : (r as PublishSource);
 
 /** Publishes a round (in full, or on `base`, a round already published) and returns the outcome. */
-export async function publish(input: WireRound | PublishSource, t: PublishTarget = target(), opts: PublishOptions & { base?: WireRound | PublishSource } = {}) {
+type HelperOptions = PublishOptions & { base?: WireRound | PublishSource; progress?: PublishProgress };
+
+export async function publish(input: WireRound | PublishSource, t: PublishTarget = target(), opts: HelperOptions = {}) {
   const report = await publishReport(input, t, opts);
   return report.outcome;
 }
 
-export async function publishReport(
-  input: WireRound | PublishSource,
-  t: PublishTarget = target(),
-  opts: PublishOptions & { base?: WireRound | PublishSource } = {},
-) {
+export async function publishReport(input: WireRound | PublishSource, t: PublishTarget = target(), opts: HelperOptions = {}) {
   let base: PublishBase | null = null;
   if (opts.base) {
     const source = asSource(opts.base);
@@ -42,7 +40,7 @@ export async function publishReport(
     base = { manifest: parseServingManifest(text), source };
   }
   try {
-    return await publishRound(t, asSource(input), base, undefined, opts);
+    return await publishRound(t, asSource(input), base, opts.progress, opts);
   } finally {
     clearRoundCache();
   }

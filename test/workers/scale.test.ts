@@ -63,7 +63,11 @@ describe("publishing large rounds", () => {
     await unpublishRound(target(), 40, { evenIfServing: true });
     for (const kill of [1, 2, full.batches - 1]) {
       const r = { ...s0, manifest: { ...s0.manifest, round: 40 + kill } };
-      await expect(publish(r, target(), { stopAfterBatches: kill })).rejects.toThrow(/stopped after/);
+      // The publish stops (throws) once `kill` batches are committed, as a kill there would leave it.
+      const stop = (_step: string, p: { batches: number }) => {
+        if (p.batches >= kill) throw new Error(`stopped after ${p.batches} batches`);
+      };
+      await expect(publish(r, target(), { progress: stop })).rejects.toThrow(/stopped after/);
       const resumed = await publishReport(r);
       expect(resumed).toMatchObject({ outcome: "published", resumedFrom: kill, batches: full.batches });
       clearIsolateCaches();

@@ -85,6 +85,9 @@ export function createApp(): ApiApp {
   app.use("/v1/*", userKey);
   app.use("/", userKey);
   app.use("/v1/*", services);
+  // The item page reads the catalogue (is the item there? else 404): limited and served like the API.
+  app.use("/items/*", rateLimit);
+  app.use("/items/*", services);
   app.use("/admin/*", adminRateLimit);
   app.use("/admin/*", adminAuth);
   for (const r of ROUTES) if (r.path.includes("{")) app.use(honoPath(r.path), strictPathParams(honoPath(r.path)));

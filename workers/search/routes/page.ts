@@ -6,7 +6,7 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../api/app-type.js";
-import { EVERY_ROUTE, problems } from "../api/responses.js";
+import { DATA_ROUTE, EVERY_ROUTE, problems } from "../api/responses.js";
 import { ItemParams, PageHtml } from "../api/schemas.js";
 import { COMPARE_PAGE } from "../pages/compare.js";
 import { ITEM_PAGE } from "../pages/item.js";
@@ -38,11 +38,22 @@ export const itemPageRoute = createRoute({
   summary: "An item's page (HTML): its keywords in each published round",
   tags: ["pages"],
   request: { params: ItemParams },
-  responses: html("The item page; it reads /v1/items/{id}/rounds."),
+  responses: {
+    ...problems(...DATA_ROUTE),
+    200: { description: "The item page; it reads /v1/items/{id}/rounds.", content: { "text/html": { schema: PageHtml } } },
+    // The same page (it says "not found" itself), with the status a crawler or a link checker reads.
+    404: { description: "No published round holds the item: the item page with a 404 status.", content: { "text/html": { schema: PageHtml } } },
+  },
 });
 
 export function mountPage(app: ApiApp) {
   app.openapi(pageRoute, (c) => c.html(withNonce(SEARCH_PAGE, c.get("secureHeadersNonce")), 200));
   app.openapi(comparePageRoute, (c) => c.html(withNonce(COMPARE_PAGE, c.get("secureHeadersNonce")), 200));
-  app.openapi(itemPageRoute, (c) => c.html(withNonce(ITEM_PAGE, c.get("secureHeadersNonce")), 200));
+  // One catalogue read (the rounds list is cached per isolate): /items/* is rate-limited like /v1/* (app.ts).
+  app.openapi(itemPageRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    const published = await c.var.services.catalog.publishedRounds();
+    const found = published.length > 0 && (await c.var.services.catalog.itemInRounds(published, id)).length > 0;
+    return c.html(withNonce(ITEM_PAGE, c.get("secureHeadersNonce")), found ? 200 : 404);
+  });
 }

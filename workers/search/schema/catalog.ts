@@ -43,3 +43,21 @@ export const labels = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.query, t.itemId] })],
 );
+
+/**
+ * At most one publish or unpublish at a time per deployment (publish/lock.ts): the one row (id 1)
+ * names its owner and when the lock lapses, so a second one is refused naming the first, and a
+ * crashed one's lock expires (or is broken with --break-lock). The worker never reads it.
+ */
+export const publishLock = sqliteTable("publish_lock", {
+  id: integer("id").primaryKey(),
+  /** Who holds it, for people: user@host pid N. */
+  owner: text("owner").notNull(),
+  /** This holder's random token: a refresh or release by anyone else changes nothing. */
+  token: text("token").notNull(),
+  host: text("host").notNull(),
+  pid: integer("pid").notNull(),
+  /** ISO 8601 UTC, so they compare as text. */
+  acquiredAt: text("acquired_at").notNull(),
+  expiresAt: text("expires_at").notNull(),
+});
