@@ -22,7 +22,7 @@ import { type KeyStats, median, type SpamReason, verdict } from "./spam.js";
 export const DERIVE_LIMITS = {
   /** Results below this rank are left out of the click model (a page is 10; pages deeper than 5 are rare). */
   maxPosition: 50,
-  /** Key ids and pair ids share one safe-integer key: key × 2^30 + pair × 4 + kind. */
+  /** Key ids and pair ids (or 28-bit pair hashes) share one safe-integer key: key × 2^30 + pair × 4 + kind. */
   maxKeys: 2 ** 23,
   maxPairs: 2 ** 28,
 } as const;
@@ -129,6 +129,7 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
   const searches = new Grow();
   const feedback = new Grow();
   const distinct = new Grow();
+  const distinctKinds = new Grow();
   const allClicked = new Grow();
   const touched = new Set<number>();
   const keyOf = (hash: string) => {
@@ -167,21 +168,35 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
     const k = keyOf(search.userHash);
     feedback.add(k, 1);
     open?.clicked.add(event.itemId);
-    const t = k * 2 ** 32 + pairHash(search.query, event.itemId);
-    if (!touched.has(t)) {
-      touched.add(t);
+    // (key, pair) and (key, pair, kind) as numbers: key × 2^30 + 28 bits of the pair's hash × 4 + kind (3: the pair
+    // itself). Pairs are compared within one key, so a 28-bit collision merges two of its few pairs at worst.
+    const t = k * 2 ** 30 + (pairHash(search.query, event.itemId) >>> 4) * 4;
+    if (!touched.has(t + 3)) {
+      touched.add(t + 3);
       distinct.add(k, 1);
+    }
+    const kind = KIND.get(event.kind) as number;
+    if (!touched.has(t + kind)) {
+      touched.add(t + kind);
+      distinctKinds.add(k, 1);
     }
   }
   closeSearch();
   touched.clear();
   report.keys = keyIds.size;
-  const stats = (k: number): KeyStats => ({ searches: searches.at(k), feedback: feedback.at(k), distinctPairs: distinct.at(k), allClicked: allClicked.at(k) });
+  const stats = (k: number): KeyStats => ({
+    searches: searches.at(k),
+    feedback: feedback.at(k),
+    distinctPairs: distinct.at(k),
+    distinctFeedback: distinctKinds.at(k),
+    allClicked: allClicked.at(k),
+  });
   const rates = new Float64Array(keyIds.size);
   for (let k = 0; k < keyIds.size; k++) {
     searches.ensure(k);
     feedback.ensure(k);
     distinct.ensure(k);
+    distinctKinds.ensure(k);
     allClicked.ensure(k);
     const s = stats(k);
     rates[k] = s.searches === 0 ? 0 : s.distinctPairs / s.searches;

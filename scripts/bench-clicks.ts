@@ -1,0 +1,138 @@
+/**
+ * `npm run bench:clicks -- [--searches 20000] [--rounds 2] [--seed 42] [--keep DIR]`:
+ * what treating unjudged items as missing (the default) rather than
+ * irrelevant does to a round trained from clicks. Needs COGR_DATA with
+ * labels (WANDS); the labels of the round's **training** queries are the
+ * simulated users' hidden relevance, dev is only evaluated.
+ *
+ * Users search a training query, see round 0's first ten results with
+ * adjacent results swapped at random (the order variation interleaving and
+ * A/B arms give the logs), examine position k with probability 1/k, click
+ * a relevant result with probability 0.7 and any other 0.05, buy a fifth of
+ * their relevant clicks; one bot clicks one irrelevant item on 2,000
+ * searches. The log is trained from twice (`npm run train -- --supervision
+ * clicks --unknown missing|irrelevant`), each round evaluated on dev beside
+ * round 0 and tuned BM25. A benchmark, not a test; never tuned on dev.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { normalizeKeyword } from "../core/normalize.js";
+import { loadQueryGenerator } from "../core/query-generator.js";
+import { planQuery } from "../core/retrieve.js";
+import { Rng } from "../core/rng.js";
+import { dataDir, loadDataset, requireLabels } from "../training/data/dataset.js";
+import type { Query } from "../training/data/types.js";
+import { readRoundIndex, wholeQueryGenerator } from "../training/round-artifact.js";
+import { step } from "./bench/scale-steps.js";
+import { printTable } from "./bench/stats.js";
+import { intOption, parseCli, runCli } from "./cli.js";
+
+const USAGE = "npm run bench:clicks -- [--searches 20000] [--rounds 2] [--seed 42] [--keep DIR]";
+const USERS = { count: 2_000, relevantClick: 0.7, noiseClick: 0.05, purchase: 0.2, swap: 0.3, shown: 10, botSearches: 2_000 } as const;
+
+runCli(async () => {
+  const args = parseCli({ searches: { type: "string" }, rounds: { type: "string" }, seed: { type: "string" }, keep: { type: "string" } }, USAGE);
+  const searches = intOption("searches", args.searches, 20_000, 1);
+  const rounds = intOption("rounds", args.rounds, 2, 1);
+  const seed = intOption("seed", args.seed, 42);
+  const work = args.keep ?? mkdtempSync(join(tmpdir(), "cogr-bench-clicks-"));
+  try {
+    await bench(work, searches, rounds, seed);
+  } finally {
+    if (!args.keep) rmSync(work, { recursive: true, force: true });
+  }
+});
+
+async function simulate(root: string, file: string, searches: number, seed: number): Promise<void> {
+  const dataset = await loadDataset(dataDir());
+  requireLabels(dataset, "npm run bench:clicks", "it simulates users from the training queries' labels");
+  const round = readRoundIndex(0, root);
+  const generate = loadQueryGenerator(wholeQueryGenerator(round.dir, round.manifest), round.index);
+  if (!generate) throw new Error("round 0 has no query generator");
+  const byId = new Map(dataset.queries.map((q) => [q.id, q]));
+  const train = round.manifest.split.train.map((id) => byId.get(id)).filter((q): q is Query => q !== undefined && (dataset.relevant.get(q.id)?.size ?? 0) > 0);
+  const pages = new Map<string, string[]>();
+  const rng = new Rng(seed);
+  const lines: string[] = [];
+  let bots = 0;
+  for (let s = 0; s < searches; s++) {
+    const q = train[Math.floor(rng.next() * train.length)] as Query;
+    let page = pages.get(q.id);
+    if (!page) {
+      const hits = round.index.search(planQuery(generate(q.text), q.text), { limit: USERS.shown }).hits;
+      page = hits.map((h) => round.index.ids[h.item] as string);
+      pages.set(q.id, page);
+    }
+    const shown = [...page];
+    for (let j = 0; j + 1 < shown.length; j++) if (rng.next() < USERS.swap) [shown[j], shown[j + 1]] = [shown[j + 1] as string, shown[j] as string];
+    const requestId = `sim-${s}`;
+    const user = `user-${Math.floor(rng.next() * USERS.count)}`;
+    const at = 1_780_000_000_000 + s * 1000;
+    lines.push(
+      JSON.stringify({
+        type: "search",
+        requestId,
+        at,
+        userHash: user,
+        query: normalizeKeyword(q.text),
+        round: 0,
+        shown: shown.map((itemId, j) => ({ itemId, position: j + 1 })),
+      }),
+    );
+    const rel = dataset.relevant.get(q.id) as ReadonlySet<string>;
+    shown.forEach((itemId, j) => {
+      if (rng.next() >= 1 / (j + 1)) return;
+      const relevant = rel.has(itemId);
+      if (rng.next() >= (relevant ? USERS.relevantClick : USERS.noiseClick)) return;
+      lines.push(JSON.stringify({ type: "feedback", requestId, itemId, kind: "click", at: at + 1, userHash: user }));
+      if (relevant && rng.next() < USERS.purchase)
+        lines.push(JSON.stringify({ type: "feedback", requestId, itemId, kind: "purchase", at: at + 2, userHash: user }));
+    });
+    if (bots < USERS.botSearches && rng.next() < USERS.botSearches / searches) {
+      const item = page.find((id) => !rel.has(id)) ?? (page[0] as string);
+      lines.push(
+        JSON.stringify({
+          type: "search",
+          requestId: `bot-${bots}`,
+          at,
+          userHash: "bot",
+          query: normalizeKeyword(q.text),
+          round: 0,
+          shown: page.map((itemId, j) => ({ itemId, position: j + 1 })),
+        }),
+      );
+      lines.push(JSON.stringify({ type: "feedback", requestId: `bot-${bots++}`, itemId: item, kind: "click", at: at + 1, userHash: "bot" }));
+    }
+  }
+  writeFileSync(file, `${lines.join("\n")}\n`);
+}
+
+async function bench(work: string, searches: number, rounds: number, seed: number): Promise<void> {
+  const base = join(work, "artifacts-base");
+  await step("build-round", ["--round", "0", "--seed", String(seed)], { COGR_ARTIFACTS: base });
+  const file = join(work, "events.jsonl");
+  await simulate(base, file, searches, seed);
+  const evalF1 = async (env: Record<string, string>, a: string[]) => JSON.parse((await step("eval", [...a, "--json"], env)).out.split("\n").at(-1) as string);
+  const rows: Array<Record<string, string>> = [];
+  const row = (name: string, m: Record<string, number>) =>
+    rows.push({ dev: name, P: m.p?.toFixed(4) ?? "", R: m.r?.toFixed(4) ?? "", F1: m.f1?.toFixed(4) ?? "", "NDCG@100": m["ndcg@100"]?.toFixed(4) ?? "" });
+  row("round 0", await evalF1({ COGR_ARTIFACTS: base }, ["--method", "keywords", "--round", "0"]));
+  const bm25 = await evalF1({ COGR_ARTIFACTS: base }, ["--method", "bm25"]);
+  const out: Record<string, number> = {};
+  for (const unknown of ["missing", "irrelevant"] as const) {
+    const env = { COGR_ARTIFACTS: join(work, `artifacts-${unknown}`) };
+    const t = await step(
+      "train",
+      ["--backend", "lexical", "--rounds", String(rounds), "--seed", String(seed), "--supervision", "clicks", "--events", file, "--unknown", unknown],
+      env,
+    );
+    if (unknown === "missing") console.log(t.out.split("\n").slice(1, 6).join("\n"));
+    const m = await evalF1(env, ["--method", "keywords", "--round", String(rounds)]);
+    out[unknown] = m.f1;
+    row(`clicks, unknown = ${unknown}, round ${rounds} (${t.seconds.toFixed(0)} s)`, m);
+  }
+  row("BM25 (cutoff tuned on training queries)", bm25);
+  printTable(rows);
+  console.log(JSON.stringify({ searches, rounds, seed, dev: { missing: out.missing, irrelevant: out.irrelevant, bm25: bm25.f1 } }));
+}
