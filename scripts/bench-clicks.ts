@@ -89,20 +89,17 @@ async function simulate(root: string, file: string, searches: number, seed: numb
       if (relevant && rng.next() < USERS.purchase)
         lines.push(JSON.stringify({ type: "feedback", requestId, itemId, kind: "purchase", at: at + 2, userHash: user }));
     });
+    // The bot's searches are drawn on every search (its share fixed); one on a page with no irrelevant item sends nothing.
+    const item = page.find((id) => !rel.has(id));
     if (bots < USERS.botSearches && rng.next() < USERS.botSearches / searches) {
-      const item = page.find((id) => !rel.has(id)) ?? (page[0] as string);
-      lines.push(
-        JSON.stringify({
-          type: "search",
-          requestId: `bot-${bots}`,
-          at,
-          userHash: "bot",
-          query: normalizeKeyword(q.text),
-          round: 0,
-          shown: page.map((itemId, j) => ({ itemId, position: j + 1 })),
-        }),
-      );
-      lines.push(JSON.stringify({ type: "feedback", requestId: `bot-${bots++}`, itemId: item, kind: "click", at: at + 1, userHash: "bot" }));
+      if (item !== undefined) {
+        const shownAll = page.map((itemId, j) => ({ itemId, position: j + 1 }));
+        lines.push(
+          JSON.stringify({ type: "search", requestId: `bot-${bots}`, at, userHash: "bot", query: normalizeKeyword(q.text), round: 0, shown: shownAll }),
+        );
+        lines.push(JSON.stringify({ type: "feedback", requestId: `bot-${bots}`, itemId: item, kind: "click", at: at + 1, userHash: "bot" }));
+      }
+      bots++;
     }
   }
   writeFileSync(file, `${lines.join("\n")}\n`);
