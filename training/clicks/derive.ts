@@ -25,6 +25,8 @@ export const DERIVE_LIMITS = {
   /** Key ids and pair ids (or 28-bit pair hashes) share one safe-integer key: key × 2^30 + pair × 4 + kind. */
   maxKeys: 2 ** 23,
   maxPairs: 2 ** 28,
+  /** A pair is keyed query × maxItems + item, inside 2^53. */
+  maxItems: 2 ** 24,
 } as const;
 
 export interface DeriveReport {
@@ -54,7 +56,7 @@ export interface DerivedPair extends GradedPair {
 
 export interface ClickRelevance {
   readonly report: DeriveReport;
-  /** Every (query, item) with evidence, sorted by query then item. */
+  /** Every judged (query, item), with `keepUnjudged` every one shown, sorted by query then item. */
   readonly pairs: readonly DerivedPair[];
 }
 
@@ -108,7 +110,7 @@ function* walk(lines: Iterable<string>, bad: Record<string, number> | null) {
   }
 }
 
-export function deriveClickRelevance(lines: () => Iterable<string>): ClickRelevance {
+export function deriveClickRelevance(lines: () => Iterable<string>, opts: { readonly keepUnjudged?: boolean } = {}): ClickRelevance {
   const report: DeriveReport = {
     lines: 0,
     bad: {},
@@ -215,8 +217,24 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
   }
 
   // Pass 2: weighted impressions and evidence per pair.
-  const pairIds = new Map<string, number>();
-  const pairNames: Array<[string, string]> = [];
+  // Queries and items interned to numbers, a pair keyed by query × 2^24 + item: a string key per pair would cost
+  // several times the memory at a million events (bench:events).
+  const queryIds = new Map<string, number>();
+  const itemIds = new Map<string, number>();
+  const queryNames: string[] = [];
+  const itemNames: string[] = [];
+  const pairIds = new Map<number, number>();
+  const pairQuery: number[] = [];
+  const pairItem: number[] = [];
+  const intern = (ids: Map<string, number>, names: string[], name: string) => {
+    let id = ids.get(name);
+    if (id === undefined) {
+      id = names.length;
+      ids.set(name, id);
+      names.push(name);
+    }
+    return id;
+  };
   const cellIds = new Map<number, number>();
   const cellPair: number[] = [];
   const cellPos: number[] = [];
@@ -225,13 +243,17 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
   const evidence = [new Grow(), new Grow(), new Grow()]; // keys with feedback of any kind, add_to_cart, purchase
   const counted = new Set<number>();
   const pairOf = (query: string, item: string) => {
-    const name = `${query}\u0000${item}`;
-    let p = pairIds.get(name);
+    const q = intern(queryIds, queryNames, query);
+    const i = intern(itemIds, itemNames, item);
+    if (i >= DERIVE_LIMITS.maxItems) throw new Error(`more than ${DERIVE_LIMITS.maxItems} items in one event file`);
+    const key = q * DERIVE_LIMITS.maxItems + i;
+    let p = pairIds.get(key);
     if (p === undefined) {
       p = pairIds.size;
       if (p >= DERIVE_LIMITS.maxPairs) throw new Error(`more than ${DERIVE_LIMITS.maxPairs} (query, item) pairs in one event file`);
-      pairIds.set(name, p);
-      pairNames.push([query, item]);
+      pairIds.set(key, p);
+      pairQuery.push(q);
+      pairItem.push(i);
     }
     return p;
   };
@@ -292,23 +314,27 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
   report.propensity = [...fit.theta];
   const e = exposures(pairIds.size, imp, fit);
   for (const g of evidence) g.ensure(pairIds.size);
-  const ev: PairEvidence[] = pairNames.map((_, p) => ({
+  const evidenceOf = (p: number): PairEvidence => ({
     exposure: e[p] as number,
     clicks: evidence[0]?.at(p) ?? 0,
     carts: evidence[1]?.at(p) ?? 0,
     purchases: evidence[2]?.at(p) ?? 0,
-  }));
-  const mu = meanRate(ev);
-  const pairs: DerivedPair[] = ev.map((x, p) => {
-    const [query, itemId] = pairNames[p] as [string, string];
-    return { query, itemId, ...grade(x, mu) };
   });
-  pairs.sort((a, b) => (a.query < b.query ? -1 : a.query > b.query ? 1 : a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
-  report.pairs = pairs.length;
-  for (const p of pairs) {
-    if (p.grade === null) continue;
-    report.judged++;
-    report.grades[p.grade]++;
+  const mu = meanRate(
+    (function* () {
+      for (let p = 0; p < pairIds.size; p++) yield evidenceOf(p);
+    })(),
+  );
+  const pairs: DerivedPair[] = [];
+  report.pairs = pairIds.size;
+  for (let p = 0; p < pairIds.size; p++) {
+    const g = grade(evidenceOf(p), mu);
+    if (g.grade !== null) {
+      report.judged++;
+      report.grades[g.grade]++;
+    } else if (!opts.keepUnjudged) continue;
+    pairs.push({ query: queryNames[pairQuery[p] as number] as string, itemId: itemNames[pairItem[p] as number] as string, ...g });
   }
+  pairs.sort((a, b) => (a.query < b.query ? -1 : a.query > b.query ? 1 : a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
   return { report, pairs };
 }
