@@ -4,12 +4,13 @@
  *
  * 1. per user key: searches, feedback, distinct (query, item) pairs touched,
  *    searches with every result clicked → the spam verdicts (spam.ts);
- * 2. per (query, item, position): impressions and clicks weighted by the
+ * 2. per impression (pair, position): shown and clicked, weighted by the
  *    key's verdict, each key's feedback counted once per pair and kind →
  *    the PBM fit (pbm.ts) → exposure, evidence and grades (relevance.ts).
  *
- * Memory grows with keys, distinct pairs and (pair, position) cells, not
- * with events (`npm run bench:events` measures it at 1M events). The file
+ * Memory: a map entry per user key, query, item and distinct pair, and 24
+ * bytes per impression (typed arrays), never the events' text
+ * (`npm run bench:events` measures it at 1M events). The file
  * order is export's: each search followed by its feedback; feedback whose
  * search is not the line before it is counted and skipped.
  */
@@ -60,8 +61,12 @@ export interface ClickRelevance {
   readonly pairs: readonly DerivedPair[];
 }
 
-class Grow {
-  a: Float64Array = new Float64Array(1024);
+/** A growable typed array (doubling), zero-filled. */
+class Grow<T extends Float64Array | Int32Array = Float64Array> {
+  a: T;
+  constructor(private readonly make: (n: number) => T = (n) => new Float64Array(n) as T) {
+    this.a = make(1024);
+  }
   n = 0;
   at(j: number): number {
     return this.a[j] as number;
@@ -70,7 +75,7 @@ class Grow {
     if (j < this.a.length) return;
     let size = this.a.length;
     while (size <= j) size *= 2;
-    const b = new Float64Array(size);
+    const b = this.make(size);
     b.set(this.a);
     this.a = b;
   }
@@ -79,8 +84,8 @@ class Grow {
     this.a[j] = (this.a[j] as number) + v;
     this.n = Math.max(this.n, j + 1);
   }
-  view(): Float64Array {
-    return this.a.subarray(0, this.n);
+  view(): T {
+    return this.a.subarray(0, this.n) as T;
   }
 }
 
@@ -235,11 +240,13 @@ export function deriveClickRelevance(lines: () => Iterable<string>, opts: { read
     }
     return id;
   };
-  const cellIds = new Map<number, number>();
-  const cellPair: number[] = [];
-  const cellPos: number[] = [];
+  // One entry per weighted impression (pair, position, key weight, clicked weight): 24 bytes, no map.
+  const impPair = new Grow<Int32Array>((n) => new Int32Array(n));
+  const impPos = new Grow<Int32Array>((n) => new Int32Array(n));
   const shown = new Grow();
   const clicked = new Grow();
+  let impressions = 0;
+  let onPage = new Map<string, number>();
   const evidence = [new Grow(), new Grow(), new Grow()]; // keys with feedback of any kind, add_to_cart, purchase
   const counted = new Set<number>();
   const pairOf = (query: string, item: string) => {
@@ -257,28 +264,20 @@ export function deriveClickRelevance(lines: () => Iterable<string>, opts: { read
     }
     return p;
   };
-  const cellOf = (p: number, pos: number) => {
-    const key = p * 64 + pos;
-    let c = cellIds.get(key);
-    if (c === undefined) {
-      c = cellIds.size;
-      cellIds.set(key, c);
-      cellPair.push(p);
-      cellPos.push(pos);
-    }
-    return c;
-  };
   for (const { event, search, position } of walk(lines(), null)) {
     if (!search) continue;
     const k = keyIds.get(search.userHash) as number;
     const w = weight[k] as number;
     if (w === 0) continue;
     if (event.type === "search") {
-      const seen = new Set<string>();
+      onPage = new Map();
       for (const s of event.shown) {
-        if (s.position > DERIVE_LIMITS.maxPosition || seen.has(s.itemId)) continue;
-        seen.add(s.itemId);
-        shown.add(cellOf(pairOf(event.query, s.itemId), s.position), w);
+        if (s.position > DERIVE_LIMITS.maxPosition || onPage.has(s.itemId)) continue;
+        const j = impressions++;
+        onPage.set(s.itemId, j);
+        impPair.add(j, pairOf(event.query, s.itemId));
+        impPos.add(j, s.position);
+        shown.add(j, w);
       }
       continue;
     }
@@ -295,17 +294,16 @@ export function deriveClickRelevance(lines: () => Iterable<string>, opts: { read
     else if (kind > 0) evidence[kind]?.add(p, w);
     // Any feedback is a click for the click model, once per key and pair (a purchase implies one).
     if (once(3)) {
-      clicked.add(cellOf(p, position), w);
+      clicked.add(onPage.get(event.itemId) as number, w);
       evidence[0]?.add(p, w);
     }
   }
   counted.clear();
-  const cells = cellIds.size;
-  shown.ensure(cells);
-  clicked.ensure(cells);
+  const cells = impressions;
+  for (const g of [shown, clicked, impPair, impPos]) g.ensure(cells);
   const imp = {
-    pair: cellPair,
-    position: cellPos,
+    pair: impPair.a.subarray(0, cells),
+    position: impPos.a.subarray(0, cells),
     shown: shown.a.subarray(0, cells),
     clicked: clicked.a.subarray(0, cells),
     pairs: pairIds.size,
