@@ -31,12 +31,19 @@ import { step } from "./bench/scale-steps.js";
 import { printTable } from "./bench/stats.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
-const USAGE = "npm run bench:clicks -- [--searches 20000] [--rounds 2] [--seed 42] [--weights 0,0.25,0.5,1] [--keep DIR]";
+const USAGE = "npm run bench:clicks -- [--searches 20000] [--rounds 2] [--seed 42] [--weights 0,0.25,0.5,1] [--with-catalog] [--keep DIR]";
 const USERS = { count: 2_000, relevantClick: 0.7, noiseClick: 0.05, purchase: 0.2, swap: 0.3, shown: 10, botSearches: 2_000 } as const;
 
 runCli(async () => {
   const args = parseCli(
-    { searches: { type: "string" }, rounds: { type: "string" }, seed: { type: "string" }, weights: { type: "string" }, keep: { type: "string" } },
+    {
+      searches: { type: "string" },
+      rounds: { type: "string" },
+      seed: { type: "string" },
+      weights: { type: "string" },
+      "with-catalog": { type: "boolean" },
+      keep: { type: "string" },
+    },
     USAGE,
   );
   const weights = (args.weights ?? "0,0.25,0.5,1").split(",").map((w) => w.trim());
@@ -47,7 +54,7 @@ runCli(async () => {
   const seed = intOption("seed", args.seed, 42);
   const work = args.keep ?? mkdtempSync(join(tmpdir(), "cogr-bench-clicks-"));
   try {
-    await bench(work, searches, rounds, seed, weights);
+    await bench(work, searches, rounds, seed, weights, Boolean(args["with-catalog"]));
   } finally {
     if (!args.keep) rmSync(work, { recursive: true, force: true });
   }
@@ -114,7 +121,7 @@ async function simulate(root: string, file: string, searches: number, seed: numb
   writeFileSync(file, `${lines.join("\n")}\n`);
 }
 
-async function bench(work: string, searches: number, rounds: number, seed: number, weights: readonly string[]): Promise<void> {
+async function bench(work: string, searches: number, rounds: number, seed: number, weights: readonly string[], withCatalog: boolean): Promise<void> {
   const base = join(work, "artifacts-base");
   await step("build-round", ["--round", "0", "--seed", String(seed)], { COGR_ARTIFACTS: base });
   const file = join(work, "events.jsonl");
@@ -139,13 +146,27 @@ async function bench(work: string, searches: number, rounds: number, seed: numbe
     const env = { COGR_ARTIFACTS: join(work, `artifacts-w${w}`) };
     const t = await step(
       "train",
-      ["--backend", "lexical", "--rounds", String(rounds), "--seed", String(seed), "--supervision", "clicks", "--events", file, "--unknown", w],
+      [
+        "--backend",
+        "lexical",
+        "--rounds",
+        String(rounds),
+        "--seed",
+        String(seed),
+        "--supervision",
+        "clicks",
+        "--events",
+        file,
+        "--unknown",
+        w,
+        ...(withCatalog ? ["--with-catalog"] : []),
+      ],
       env,
     );
     if (w === weights[0]) console.log(t.out.split("\n").slice(1, 6).join("\n"));
     const m = await both(env, ["--method", "keywords", "--round", String(rounds)]);
     out[w] = { train: m.train.f1, dev: m.dev.f1 };
-    row(`clicks, unjudged weight ${w}, round ${rounds} (${t.seconds.toFixed(0)} s)`, m);
+    row(`clicks${withCatalog ? "+catalog" : ""}, unjudged weight ${w}, round ${rounds} (${t.seconds.toFixed(0)} s)`, m);
   }
   row("BM25 (cutoff tuned on training queries)", bm25);
   printTable(rows);
