@@ -47,6 +47,10 @@ export interface TrainOptions {
    * hand labels (default), pseudo-queries from the catalogue alone, or both.
    */
   readonly supervision?: Supervision;
+  /** Click supervision: the event file (npm run events:export) the relevance is derived from. */
+  readonly clickEvents?: string;
+  /** Click supervision: what an unjudged retrieved item weighs in |I_ret| (default CLICK_SUPERVISION.unknownWeight). */
+  readonly clickUnknownWeight?: number;
 }
 
 export interface TrainProgress {

@@ -38,16 +38,23 @@ export class FrozenIndex {
 export interface RewardQuery {
   readonly text: string;
   readonly relevant: ReadonlySet<number>;
+  /** Click supervision: the items judged; an unjudged item in I_ret counts `unjudgedWeight` (0: missing, 1: irrelevant). */
+  readonly judged?: ReadonlySet<number>;
+  readonly unjudgedWeight?: number;
 }
 
-/** Eq. 2.2 for a sampled S_q: F1 of I_ret over S_q ∪ {q}, 0 over K_max. */
+/** Eq. 2.2 for a sampled S_q: F1 of I_ret over S_q ∪ {q}, 0 over K_max; with judged items, unjudged ones weigh less in |I_ret|. */
 export function queryRewardFn(items: FrozenIndex, queries: readonly RewardQuery[]) {
   return (q: number, keywords: readonly string[]): number => {
     const query = queries[q] as RewardQuery;
     const ret = items.retrieve([...keywords, normalizeKeyword(query.text)]);
     let tp = 0;
-    for (const o of ret) if (query.relevant.has(o)) tp++;
-    return queryReward(keywords.length, ret.length, tp, query.relevant.size, REWARD_LIMITS.kMax);
+    let n = 0;
+    for (const o of ret) {
+      if (query.relevant.has(o)) tp++;
+      n += !query.judged || query.judged.has(o) ? 1 : (query.unjudgedWeight ?? 0);
+    }
+    return queryReward(keywords.length, n, tp, query.relevant.size, REWARD_LIMITS.kMax);
   };
 }
 
