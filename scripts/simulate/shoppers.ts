@@ -42,7 +42,7 @@ export interface ShopperCounts {
 
 export const newShopperCounts = (): ShopperCounts => ({ searches: 0, clicks: 0, carts: 0, purchases: 0, noiseClicks: 0, failed: 0 });
 
-type Feedback = { requestId: string; itemId: string; type: "click" | "add_to_cart" | "purchase" };
+type Feedback = { requestId: string; itemId: string; type: "click" | "add_to_cart" | "purchase"; noise?: true };
 
 async function search(url: string, userId: string, text: string): Promise<{ requestId: string; results: Array<{ id: string }> } | null> {
   const res = await fetch(`${url}/v1/search?q=${encodeURIComponent(text)}&limit=${SHOPPER_MODEL.resultsShown}`, {
@@ -70,7 +70,7 @@ export function shopperFeedback(requestId: string, shown: readonly string[], gra
   });
   if (shown.length > 0 && rng.next() < m.noiseClickShare) {
     const itemId = shown[Math.floor(rng.next() * shown.length)] as string;
-    if (!out.some((f) => f.itemId === itemId && f.type === "click")) out.push({ requestId, itemId, type: "click" });
+    if (!out.some((f) => f.itemId === itemId && f.type === "click")) out.push({ requestId, itemId, type: "click", noise: true });
   }
   return out;
 }
@@ -95,10 +95,12 @@ async function shop(url: string, data: SimulationData, userId: string, rng: Rng,
       ),
     );
   }
-  for (const f of feedback) {
+  for (const { noise, ...f } of feedback) {
     if (!(await sendFeedback(url, userId, f))) counts.failed++;
-    else if (f.type === "click") counts.clicks++;
-    else if (f.type === "add_to_cart") counts.carts++;
+    else if (f.type === "click") {
+      counts.clicks++;
+      if (noise) counts.noiseClicks++;
+    } else if (f.type === "add_to_cart") counts.carts++;
     else counts.purchases++;
   }
 }
