@@ -27,7 +27,7 @@ export const SHOPPER_MODEL = {
   /** Share of searches that also get one click on a uniformly chosen shown result, whatever its grade. */
   noiseClickShare: 0.05,
   /** The spam bot: one user key on one network, the same query again and again, clicking the same irrelevant item each time. */
-  bot: { searchesPerThousand: 100, minSearches: 200, concurrency: 2 },
+  bot: { searchesPerThousand: 100, minSearches: 1000, concurrency: 2 },
 } as const;
 
 export interface ShopperCounts {
