@@ -56,6 +56,11 @@ export interface ItemRewardInput {
   readonly querySets: ReadonlyArray<readonly string[]>;
   /** rel(q) per query ordinal, as item ordinals. */
   readonly relevant: ReadonlyArray<ReadonlySet<number>>;
+  /**
+   * Click supervision: per query ordinal, the items judged (undefined: all). An unjudged item is missing, not
+   * irrelevant: it never counts in that query's n_ret, so adding or dropping it changes nothing there.
+   */
+  readonly judged?: ReadonlyArray<ReadonlySet<number> | undefined>;
 }
 
 /**
@@ -92,10 +97,16 @@ export class ItemRewardContext {
     input.itemSets.forEach((set, item) => {
       const rel = this.relQueries.get(item);
       for (const q of matchedBy(set, this.queryIndex, this.refMark, ++this.epoch)) {
+        if (!this.judges(q, item)) continue;
         this.nRet[q] = (this.nRet[q] as number) + 1;
         if (rel?.has(q)) this.nTp[q] = (this.nTp[q] as number) + 1;
       }
     });
+  }
+
+  private judges(q: number, item: number): boolean {
+    const j = this.input.judged?.[q];
+    return j === undefined || j.has(item);
   }
 
   /** Σ_q F1_ref(q): R_old of eq. 2.3. */
@@ -121,7 +132,7 @@ export class ItemRewardContext {
     const rel = this.relQueries.get(item);
     let delta = 0;
     for (const q of qCand) {
-      if (this.refMark[q] === epoch) continue; // retrieved before and after: unchanged
+      if (this.refMark[q] === epoch || !this.judges(q, item)) continue; // retrieved before and after, or unjudged: unchanged
       const r = rel?.has(q) ? 1 : 0;
       const tp = this.nTp[q] as number;
       const ret = this.nRet[q] as number;
@@ -129,7 +140,7 @@ export class ItemRewardContext {
       delta += f1FromCounts(tp + r, ret + 1, nRel) - f1FromCounts(tp, ret, nRel);
     }
     for (const q of qRef) {
-      if (this.candMark[q] === epoch) continue;
+      if (this.candMark[q] === epoch || !this.judges(q, item)) continue;
       const r = rel?.has(q) ? 1 : 0;
       const tp = this.nTp[q] as number;
       const ret = this.nRet[q] as number;

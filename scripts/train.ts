@@ -2,14 +2,16 @@
  * `npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0]
  *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints]
  *   [--query-decoding independent|sequential]
- *   [--ranker R] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog]`
+ *   [--ranker R] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks]
+ *   [--events FILE [--with-catalog] [--unknown missing|irrelevant]]`
  * Resumable: a killed run continues from its last completed phase. Ablations
  * write their rounds under artifacts/ablations/<name>/ so the main rounds stay.
  * With --cv K, k-fold cross-validation over the training queries first
  * (training/cv.ts) picks the ranker the rounds are written with and the round
  * to ship; `npm run eval:cv` is --cv 5 --cv-only. --supervision picks what it
  * trains on (training/supervision/supervision.ts); the default is labels when
- * COGR_DATA has query.csv and label.csv, else catalog (pseudo-queries).
+ * COGR_DATA has query.csv and label.csv, else catalog (pseudo-queries);
+ * `clicks` trains on relevance derived from an event file (training/clicks/).
  */
 
 import { existsSync } from "node:fs";
@@ -17,6 +19,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { MultiBar, Presets } from "cli-progress";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
+import { formatDeriveReport } from "../training/clicks/report.js";
 import { CV_DEFAULTS, type CvProgress, type CvReport, crossValidate } from "../training/cv.js";
 import { cvF1, formatCvReport, writeCvReport } from "../training/cv-report.js";
 import { dataDir, loadDataset, requireLabels } from "../training/data/dataset.js";
@@ -24,7 +27,8 @@ import { trainLexical } from "../training/lexical.js";
 import { type Ablations, TRAIN_DEFAULTS, type TrainOptions } from "../training/lexical-options.js";
 import { artifactsDir, readManifest, roundDir, writeRound } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
-import { defaultSupervision, isSupervision, loadCatalogOnly, type Supervision } from "../training/supervision/supervision.js";
+import { clickRelevanceOf } from "../training/supervision/clicks.js";
+import { defaultSupervision, hasLabels, isSupervision, loadCatalogOnly, type Supervision } from "../training/supervision/supervision.js";
 import { intOption, parseCli, rankerOption, runCli, UsageError } from "./cli.js";
 import { writeVerlBundle } from "./train-verl.js";
 
@@ -33,7 +37,8 @@ const VERL_USAGE =
 const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
   "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints] [--query-decoding independent|sequential] " +
-  '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog]';
+  '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks] ' +
+  "[--events FILE [--with-catalog] [--unknown missing|irrelevant]]";
 
 function ablationName(a: Ablations, decoding: TrainOptions["queryDecoding"]): string | null {
   const parts = [
@@ -72,6 +77,9 @@ runCli(async () => {
       cv: { type: "string" },
       "cv-only": { type: "boolean" },
       supervision: { type: "string" },
+      events: { type: "string" },
+      "with-catalog": { type: "boolean" },
+      unknown: { type: "string" },
     },
     `${USAGE}\n       ${VERL_USAGE}`,
   );
@@ -102,16 +110,28 @@ runCli(async () => {
   if (folds !== null && fromRound !== 0) throw new UsageError("--cv trains every fold from round 0: drop --from-round");
   let ranker = rankerOption(args.ranker);
   if (args.supervision !== undefined && !isSupervision(args.supervision))
-    throw new UsageError(`--supervision must be labels, catalog or labels+catalog, got ${JSON.stringify(args.supervision)}`);
-  const supervision: Supervision = args.supervision ?? defaultSupervision(dataDir());
-  // Cross-validation scores held-out hand-labelled queries, which catalogue-only training never reads.
-  if (folds !== null && supervision === "catalog")
-    throw new UsageError("--cv scores held-out hand-labelled queries; --supervision catalog reads none: drop --cv");
+    throw new UsageError(`--supervision must be labels, catalog, labels+catalog or clicks, got ${JSON.stringify(args.supervision)}`);
+  const fromClicks = args.supervision?.startsWith("clicks") ?? false;
+  if (fromClicks && args.events === undefined) throw new UsageError(`--supervision clicks needs --events FILE (npm run events:export)\nusage: ${USAGE}`);
+  if (!fromClicks && (args.events !== undefined || args["with-catalog"] || args.unknown !== undefined))
+    throw new UsageError("--events, --with-catalog and --unknown go with --supervision clicks");
+  if (args.unknown !== undefined && args.unknown !== "missing" && args.unknown !== "irrelevant")
+    throw new UsageError("--unknown must be missing or irrelevant");
+  const supervision: Supervision = fromClicks
+    ? args["with-catalog"] || args.supervision === "clicks+catalog"
+      ? "clicks+catalog"
+      : "clicks"
+    : ((args.supervision as Supervision | undefined) ?? defaultSupervision(dataDir()));
+  // Cross-validation scores held-out hand-labelled queries, which catalogue-only and click training never read.
+  if (folds !== null && (supervision === "catalog" || fromClicks))
+    throw new UsageError(`--cv scores held-out hand-labelled queries; --supervision ${supervision} trains on none: drop --cv`);
 
-  // The label-free path opens the products only.
-  const dataset = supervision === "catalog" ? await loadCatalogOnly(dataDir()) : await loadDataset(dataDir());
-  if (supervision !== "catalog") requireLabels(dataset, "npm run train", "train from the catalogue alone with `npm run train -- --supervision catalog`");
+  // The label-free path opens the products only; clicks read the labels only for dev, when the folder has them.
+  const labelFree = supervision === "catalog" || (fromClicks && !hasLabels(dataDir()));
+  const dataset = labelFree ? await loadCatalogOnly(dataDir()) : await loadDataset(dataDir());
+  if (!labelFree && !fromClicks) requireLabels(dataset, "npm run train", "train from the catalogue alone with `npm run train -- --supervision catalog`");
   console.log(`supervision: ${supervision}${args.supervision === undefined ? ` (the default for ${dataDir()})` : ""}`);
+  if (fromClicks) console.log(formatDeriveReport(clickRelevanceOf(args.events as string).report));
   if (!existsSync(join(roundDir(fromRound, root), "manifest.json"))) {
     if (fromRound !== 0) throw new Error(`no round ${fromRound} under ${root}: train it first`);
     // Round 0 is the extractor's: build it (or copy the main one's split) where this run starts. Without
@@ -164,6 +184,7 @@ runCli(async () => {
     // Only when asked: the default's checkpoints and rounds stay those of a run without the flag.
     ...(decoding === "sequential" ? { queryDecoding: decoding } : {}),
     ...(supervision !== "labels" ? { supervision } : {}),
+    ...(fromClicks ? { clickEvents: args.events as string, ...(args.unknown === "irrelevant" ? { clickUnknown: "irrelevant" as const } : {}) } : {}),
   };
   let cv: CvReport | null = null;
   if (folds !== null) {

@@ -17,6 +17,11 @@ export interface EvalQuery {
   readonly text: string;
   /** Relevant item ordinals in the index. */
   readonly relevant: ReadonlySet<number>;
+  /**
+   * Click supervision: the ordinals judged at all (relevant ones included). Absent: every item is judged. The
+   * training rewards count only judged items as retrieved, so an unknown item costs a round nothing.
+   */
+  readonly judged?: ReadonlySet<number>;
 }
 
 /** Maps queries' relevant product ids to index ordinals; queries without any are left out (and counted). */
@@ -24,6 +29,7 @@ export function toEvalQueries(
   queries: readonly Query[],
   relevant: ReadonlyMap<string, ReadonlySet<string>>,
   index: Pick<KeywordIndex, "ids">,
+  judged?: ReadonlyMap<string, ReadonlySet<string>>,
 ): { queries: EvalQuery[]; leftOut: number } {
   const ordinal = new Map(index.ids.map((id, j) => [id, j]));
   const out: EvalQuery[] = [];
@@ -34,7 +40,9 @@ export function toEvalQueries(
       const o = ordinal.get(id);
       if (o !== undefined) rel.add(o);
     }
+    const j = judged?.get(q.id);
     if (rel.size === 0) leftOut++;
+    else if (j) out.push({ text: q.text, relevant: rel, judged: new Set([...j].map((id) => ordinal.get(id)).filter((o) => o !== undefined)) });
     else out.push({ text: q.text, relevant: rel });
   }
   return { queries: out, leftOut };

@@ -6,6 +6,7 @@ import type { MetricSummary } from "../core/metrics.js";
 import type { PolicyParams } from "../core/policy-features.js";
 import type { RankerSpec } from "../core/ranker.js";
 import type { Checkpoint } from "./checkpoint.js";
+import type { UnknownItems } from "./supervision/clicks.js";
 import type { Supervision } from "./supervision/supervision.js";
 
 export const TRAIN_DEFAULTS = {
@@ -47,6 +48,10 @@ export interface TrainOptions {
    * hand labels (default), pseudo-queries from the catalogue alone, or both.
    */
   readonly supervision?: Supervision;
+  /** Click supervision: the event file (npm run events:export) the relevance is derived from. */
+  readonly clickEvents?: string;
+  /** Click supervision: unjudged items are missing (default: the rewards skip them) or irrelevant (the comparison). */
+  readonly clickUnknown?: UnknownItems;
 }
 
 export interface TrainProgress {

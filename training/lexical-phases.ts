@@ -187,7 +187,13 @@ export function runItemPhase(
     reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
   } else {
     reward = itemRewardFn(
-      new ItemRewardContext({ itemSets: itemSetsWithNames, itemNames: data.names, querySets: qIndexSets, relevant: data.train.map((q) => q.relevant) }),
+      new ItemRewardContext({
+        itemSets: itemSetsWithNames,
+        itemNames: data.names,
+        querySets: qIndexSets,
+        relevant: data.train.map((q) => q.relevant),
+        judged: data.train.map((q) => q.judged),
+      }),
     );
   }
   const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.item);

@@ -7,11 +7,14 @@ import { policyGeneratorSpec } from "../core/query-generator.js";
 import { KEYWORD_RANKER } from "../core/ranker.js";
 import { REWARD_LIMITS } from "../core/reward.js";
 import { saveParams } from "./checkpoint.js";
+import { CLICK_GRADES } from "./clicks/relevance.js";
+import { SPAM_RULES } from "./clicks/spam.js";
 import { itemSideVocabulary, roundItems, type TrainData } from "./lexical-data.js";
 import { type State, TRAIN_DEFAULTS, type TrainOptions } from "./lexical-options.js";
 import { servedIndex } from "./lexical-phases.js";
 import { writeRound } from "./round-artifact.js";
 import { PSEUDO_QUERY_BUDGETS } from "./supervision/catalog-queries.js";
+import type { SupervisedQueries } from "./supervision/supervision.js";
 
 export function writeTrainedRound(
   data: TrainData,
@@ -21,10 +24,14 @@ export function writeTrainedRound(
   split: Parameters<typeof writeRound>[0]["split"],
   opts: TrainOptions,
   summary: { dev: MetricSummary; train: MetricSummary },
-  pseudo?: { readonly train: number; readonly heldOut: number },
+  queries?: Pick<SupervisedQueries, "pseudo" | "clicks">,
 ): void {
+  const pseudo = queries?.pseudo;
+  const clicks = queries?.clicks;
   const vocab = itemSideVocabulary(data, itemSets);
   const supervision = opts.supervision ?? "labels";
+  // What the F1 after each phase was scored on, when it is not the hand-labelled dev split.
+  const heldOut = supervision === "catalog" ? "Pseudo" : clicks && clicks.heldOut > 0 ? "Clicks" : null;
   const phases = state.checkpoint.phaseMetrics.filter((m) => m.round === round);
   writeRound(
     {
@@ -42,6 +49,7 @@ export function writeTrainedRound(
         queryDecoding: opts.queryDecoding ?? "independent",
         supervision,
         ...(pseudo ? { pseudoQueries: { ...pseudo, budgets: PSEUDO_QUERY_BUDGETS } } : {}),
+        ...(clicks ? { clicks: { ...clicks, grades: CLICK_GRADES, spam: SPAM_RULES } } : {}),
       },
       items: roundItems(data, itemSets),
       index: servedIndex(data, itemSets, opts),
@@ -50,15 +58,15 @@ export function writeTrainedRound(
       ),
       // Catalogue-only rounds never saw a hand label: what training scored them on is held-out pseudo-queries, recorded
       // under its own name so nothing (the experiment CLI's offline gate) takes it for dev F1 on the labelled split.
-      metrics:
-        supervision === "catalog"
-          ? {
-              supervision,
-              heldOutPseudo: summary.dev,
-              trainPseudo: summary.train,
-              phases: phases.map((m) => ({ phase: m.phase, round: m.round, heldOutPseudo: m.dev, trainPseudo: m.train })),
-            }
-          : { supervision, dev: summary.dev, train: summary.train, phases },
+      // Click rounds without labels likewise record held-out click queries.
+      metrics: heldOut
+        ? {
+            supervision,
+            [`heldOut${heldOut}`]: summary.dev,
+            [`train${heldOut}`]: summary.train,
+            phases: phases.map((m) => ({ phase: m.phase, round: m.round, [`heldOut${heldOut}`]: m.dev, [`train${heldOut}`]: m.train })),
+          }
+        : { supervision, dev: summary.dev, train: summary.train, phases },
       extraFiles: { "policies.json": JSON.stringify({ query: saveParams(state.query), item: saveParams(state.item) }) },
     },
     opts.artifactsRoot,

@@ -22,6 +22,7 @@ import { decodeItems, evaluate, initialItemSets, runItemPhase, runQueryPhase, ru
 import { writeTrainedRound } from "./lexical-round.js";
 import { newAdamState } from "./optimizer.js";
 import { readRound, readRoundFile } from "./round-artifact.js";
+import { clickRelevanceOf } from "./supervision/clicks.js";
 import { supervisedQueries } from "./supervision/supervision.js";
 
 /** A hand-set prior standing in for an un-tuned base model (--no-sft): keep the input's strongest n-grams. */
@@ -35,13 +36,18 @@ function basePrior(): PolicyParams {
 
 export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: TrainProgress): { rounds: number[]; history: HistoryPoint[] } {
   const start = readRound(opts.fromRound, opts.artifactsRoot);
-  const queries = supervisedQueries(dataset, start.manifest.split, opts.supervision ?? "labels", opts.seed);
+  const supervision = opts.supervision ?? "labels";
+  const clicks =
+    supervision.startsWith("clicks") && opts.clickEvents
+      ? { relevance: clickRelevanceOf(opts.clickEvents), unknown: opts.clickUnknown ?? "missing" }
+      : undefined;
+  const queries = supervisedQueries(dataset, start.manifest.split, supervision, opts.seed, clicks);
   const data = prepareData(dataset, start, queries);
   // A checkpoint resumes only the same run: options, data, starting round and policy format (a new feature set restarts);
   // with pseudo-queries, the same ones (a changed construction restarts).
   const policy = { version: POLICY_VERSION, features: FEATURES };
-  const asked = [...queries.train, ...queries.dev].map((q) => [q.text, [...(queries.relevant.get(q.id) ?? [])]]);
-  const pseudo = queries.pseudo ? { pseudo: createHash("sha256").update(JSON.stringify(asked)).digest("hex") } : {};
+  const asked = [...queries.train, ...queries.dev].map((q) => [q.text, [...(queries.relevant.get(q.id) ?? [])], [...(queries.judged?.get(q.id) ?? [])]]);
+  const pseudo = queries.pseudo || queries.clicks ? { pseudo: createHash("sha256").update(JSON.stringify(asked)).digest("hex") } : {};
   const configKey = JSON.stringify({ opts: { ...opts, artifactsRoot: undefined }, data: dataset.dir, start: start.manifest.checksums, policy, ...pseudo });
   const ckptPath = join(opts.artifactsRoot, "train", "lexical", "checkpoint.json");
   const state = restore(ckptPath, configKey, opts);
@@ -73,7 +79,7 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
     state.checkpoint.phaseMetrics.push({ phase, round, dev: summary.dev, train: summary.train });
     progress.phaseEnd(phase, summary);
     if (writesRound(p, opts)) {
-      writeTrainedRound(data, state, itemSets, round, start.manifest.split, opts, summary, queries.pseudo);
+      writeTrainedRound(data, state, itemSets, round, start.manifest.split, opts, summary, queries);
       written.push(round);
     }
     state.checkpoint.completed.push(phase);

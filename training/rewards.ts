@@ -38,16 +38,22 @@ export class FrozenIndex {
 export interface RewardQuery {
   readonly text: string;
   readonly relevant: ReadonlySet<number>;
+  /** Click supervision: the items judged; I_ret counts only these (an unknown item is missing, not irrelevant). */
+  readonly judged?: ReadonlySet<number>;
 }
 
-/** Eq. 2.2 for a sampled S_q: F1 of I_ret over S_q ∪ {q}, 0 over K_max. */
+/** Eq. 2.2 for a sampled S_q: F1 of I_ret over S_q ∪ {q}, 0 over K_max; with judged items, F1 over I_ret ∩ judged. */
 export function queryRewardFn(items: FrozenIndex, queries: readonly RewardQuery[]) {
   return (q: number, keywords: readonly string[]): number => {
     const query = queries[q] as RewardQuery;
     const ret = items.retrieve([...keywords, normalizeKeyword(query.text)]);
     let tp = 0;
-    for (const o of ret) if (query.relevant.has(o)) tp++;
-    return queryReward(keywords.length, ret.length, tp, query.relevant.size, REWARD_LIMITS.kMax);
+    let n = 0;
+    for (const o of ret) {
+      if (query.relevant.has(o)) tp++;
+      if (!query.judged || query.judged.has(o)) n++;
+    }
+    return queryReward(keywords.length, n, tp, query.relevant.size, REWARD_LIMITS.kMax);
   };
 }
 

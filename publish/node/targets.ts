@@ -24,7 +24,7 @@ export interface OpenTarget extends PublishTarget {
 }
 
 /** The bindings of the persisted local state `wrangler dev` reads. */
-function localBindings(config: DeployConfig, stateDir: string) {
+export function localBindings(config: DeployConfig, stateDir: string) {
   return getPlatformProxy<Record<string, unknown>>({
     configPath: "wrangler.toml",
     ...(config.environment ? { environment: config.environment } : {}),

@@ -8,10 +8,11 @@ import { ItemRewardContext, queryReward } from "../../core/reward.js";
 const VOCAB = ["a", "b", "c", "d", "e", "f", "g h", "i"];
 
 /** Σ_q F1 over all queries, retrieval recomputed from scratch (the naive eq. 2.3). */
-function totalF1(itemSets: string[][], querySets: string[][], relevant: Array<Set<number>>): number {
+function totalF1(itemSets: string[][], querySets: string[][], relevant: Array<Set<number>>, judged?: Array<Set<number> | undefined>): number {
   let s = 0;
   querySets.forEach((qs, q) => {
-    const ret = itemSets.map((set, i) => (set.some((k) => qs.includes(k)) ? i : -1)).filter((i) => i >= 0);
+    const j = judged?.[q];
+    const ret = itemSets.map((set, i) => (set.some((k) => qs.includes(k)) && (!j || j.has(i)) ? i : -1)).filter((i) => i >= 0);
     const rel = relevant[q] ?? new Set<number>();
     s += f1FromCounts(ret.filter((i) => rel.has(i)).length, ret.length, rel.size);
   });
@@ -50,6 +51,32 @@ describe("item reward (eq. 2.3, App. B.3)", () => {
         expect(ctx.reward(i, candidate)).toBeCloseTo(expected, 12);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it("with judged items (click supervision), equals brute force over I_ret ∩ judged: an unjudged item changes nothing", () => {
+    fc.assert(
+      fc.property(
+        instance,
+        fc.array(fc.option(fc.array(fc.nat(11), { maxLength: 8 })), { maxLength: 10 }),
+        ({ items, queries, rel, target, candidate }, judgedRaw) => {
+          const itemSets = items.map((it) => itemKeywordSet(it));
+          const names = items.map((it) => normalizeKeyword(it.name));
+          const relevant = queries.map((_, q) => new Set((rel[q] ?? []).filter((i) => i < items.length)));
+          // Judged sets hold the relevant items (as derived relevance does) plus some others; null: every item judged.
+          const judged = queries.map((_, q) => {
+            const j = judgedRaw[q];
+            return j ? new Set([...(relevant[q] ?? []), ...j.filter((i) => i < items.length)]) : undefined;
+          });
+          const ctx = new ItemRewardContext({ itemSets, itemNames: names, querySets: queries, relevant, judged });
+          const i = target % items.length;
+          const before = totalF1(itemSets, queries, relevant, judged);
+          expect(ctx.referenceTotal()).toBeCloseTo(before, 12);
+          const replaced = itemSets.map((s, j) => (j === i ? itemKeywordSet({ name: items[i]?.name ?? "", keywords: candidate }) : s));
+          expect(ctx.reward(i, candidate)).toBeCloseTo(totalF1(replaced, queries, relevant, judged) - before, 12);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

@@ -123,7 +123,7 @@ describe("what each supervision trains on", () => {
 
   it("refuses a bad --supervision, and --cv with catalog, in one line with exit 1", () => {
     for (const args of [
-      ["--supervision", "clicks"],
+      ["--supervision", "clickz"],
       ["--supervision", "catalog", "--cv", "2"],
     ]) {
       const r = runScript("train.ts", args, { COGR_DATA: synth.dir });

@@ -9,17 +9,24 @@
  * - `labels+catalog`: the hand-labelled training queries plus as many
  *   pseudo-queries (never more: they would outvote the labels), dev the
  *   hand-labelled dev split, untouched.
+ * - `clicks`: the queries users typed, graded from their clicks, carts and
+ *   purchases (clicks.ts); `clicks+catalog` adds as many pseudo-queries, for
+ *   the intents nobody has typed yet.
  *
  * The round's split (core/split.ts, recorded by round 0) stays the
  * hand-labelled one in every mode, so `npm run eval` scores every round on
  * the same dev queries; pseudo-queries live in training only.
  */
+
+import { normalizeKeyword } from "../../core/normalize.js";
 import type { Split } from "../../core/split.js";
+import type { ClickRelevance } from "../clicks/derive.js";
 import { dataSource, hasLabels as sourceHasLabels, streamSourceProducts } from "../data/dataset.js";
 import { DataError, type Dataset, NO_LABELS, type Product, type Query } from "../data/types.js";
 import { PSEUDO_QUERY_BUDGETS, type PseudoQuery, pseudoQueries } from "./catalog-queries.js";
+import { type ClickQueries, clickQueries, type UnknownItems } from "./clicks.js";
 
-export const SUPERVISIONS = ["labels", "catalog", "labels+catalog"] as const;
+export const SUPERVISIONS = ["labels", "catalog", "labels+catalog", "clicks", "clicks+catalog"] as const;
 export type Supervision = (typeof SUPERVISIONS)[number];
 
 export const isSupervision = (v: string): v is Supervision => (SUPERVISIONS as readonly string[]).includes(v);
@@ -46,6 +53,16 @@ export interface SupervisedQueries {
   readonly relevant: ReadonlyMap<string, ReadonlySet<string>>;
   /** Pseudo-queries in training and held out (catalog), or added to training (labels+catalog). */
   readonly pseudo?: { readonly train: number; readonly heldOut: number };
+  /** Click supervision: the items judged per query; a query without an entry has every item judged. */
+  readonly judged?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Click queries in training and held out (held out only without labels), and what was left out. */
+  readonly clicks?: { readonly train: number; readonly heldOut: number; readonly unknown: UnknownItems } & ClickQueries["stats"];
+}
+
+/** The click relevance a clicks run trains on, and how it treats unjudged items. */
+export interface ClickInput {
+  readonly relevance: ClickRelevance;
+  readonly unknown: UnknownItems;
 }
 
 const asQuery = (q: PseudoQuery): Query => ({ id: q.id, text: q.text, class: q.intent.type });
@@ -61,10 +78,11 @@ function pseudoRelevance(dataset: Pick<Dataset, "products">, queries: readonly P
   return new Map(queries.map((q) => [q.id, new Set([...q.grades.exact, ...q.grades.partial].map(id))]));
 }
 
-export function supervisedQueries(dataset: Dataset, split: Split, supervision: Supervision, seed: number): SupervisedQueries {
+export function supervisedQueries(dataset: Dataset, split: Split, supervision: Supervision, seed: number, clicks?: ClickInput): SupervisedQueries {
   const byId = new Map(dataset.queries.map((q) => [q.id, q]));
   const pick = (ids: readonly string[]) => ids.map((id) => byId.get(id)).filter((q) => q !== undefined);
   if (supervision === "labels") return { train: pick(split.train), dev: pick(split.dev), relevant: dataset.relevant };
+  if (supervision === "clicks" || supervision === "clicks+catalog") return fromClicks(dataset, split, supervision, seed, clicks, pick);
   const pq = pseudoQueries(dataset.products, seed, PSEUDO_QUERY_BUDGETS);
   if (pq.queries.length === 0) throw new DataError(`${dataset.dir}: the catalogue supports no pseudo-query (no product type with enough products)`);
   const pById = new Map(pq.queries.map((q) => [q.id, q]));
@@ -87,6 +105,40 @@ export function supervisedQueries(dataset: Dataset, split: Split, supervision: S
     train: [...labelled, ...added.map(asQuery)],
     dev: pick(split.dev),
     relevant: new Map([...dataset.relevant, ...pseudoRelevance(dataset, added)]),
+    pseudo: { train: added.length, heldOut: 0 },
+  };
+}
+
+function fromClicks(
+  dataset: Dataset,
+  split: Split,
+  supervision: "clicks" | "clicks+catalog",
+  seed: number,
+  clicks: ClickInput | undefined,
+  pick: (ids: readonly string[]) => Query[],
+): SupervisedQueries {
+  if (!clicks) throw new DataError(`--supervision ${supervision} needs --events FILE (npm run events:export)`);
+  const dev = dataset.relevant.size > 0 ? pick(split.dev) : [];
+  const cq = clickQueries(
+    clicks.relevance,
+    new Set(dataset.products.map((p) => p.id)),
+    new Set(dev.map((q) => normalizeKeyword(q.text))),
+    dev.length === 0,
+    seed,
+  );
+  if (cq.train.length === 0) throw new DataError("the events give no query a relevant item: nothing to train on (npm run events:export reports what it holds)");
+  const relevant = new Map<string, ReadonlySet<string>>([...dataset.relevant, ...cq.relevant]);
+  const judged = clicks.unknown === "missing" ? cq.judged : undefined;
+  const stats = { train: cq.train.length, heldOut: cq.heldOut.length, unknown: clicks.unknown, ...cq.stats };
+  const base = { dev: dev.length > 0 ? dev : cq.heldOut, ...(judged ? { judged } : {}), clicks: stats };
+  if (supervision === "clicks") return { ...base, train: cq.train, relevant };
+  const pq = pseudoQueries(dataset.products, seed, PSEUDO_QUERY_BUDGETS);
+  const pById = new Map(pq.queries.map((q) => [q.id, q]));
+  const added = pq.train.slice(0, cq.train.length).map((id) => pById.get(id) as PseudoQuery);
+  return {
+    ...base,
+    train: [...cq.train, ...added.map(asQuery)],
+    relevant: new Map([...relevant, ...pseudoRelevance(dataset, added)]),
     pseudo: { train: added.length, heldOut: 0 },
   };
 }

@@ -8,6 +8,10 @@ export interface Env {
   readonly EVENTS_AE?: AnalyticsEngineDataset;
   /** Milliseconds a search event waits to be batched with others (0: written at once). */
   readonly EVENTS_FLUSH_MS?: string;
+  /** Secret mixed into the hash of every stored user key (experiments/user-hash.ts); unset: a fixed namespace only. */
+  readonly USER_KEY_PEPPER?: string;
+  /** Days the cron keeps search and feedback events (default 90; experiments/retention.ts). */
+  readonly EVENTS_RETENTION_DAYS?: string;
   /** Bearer token of the admin API (wrangler secret put ADMIN_TOKEN; .dev.vars locally); unset: /admin answers 503. */
   readonly ADMIN_TOKEN?: string;
   readonly SHARD_COUNT: string;

@@ -3,12 +3,16 @@
 import { createApp } from "./app.js";
 import type { Env } from "./bindings.js";
 import { enforceGuardrails } from "./experiments/guardrails.js";
+import { enforceRetention } from "./experiments/retention.js";
 import { ExperimentStore } from "./experiments/store.js";
 
 const app = createApp();
 
-/** The cron handler: evaluates the running experiment's guardrails (rollback, or pause) and keeps the KV mirror in step with D1. */
-export async function scheduled(env: Env): Promise<void> {
+/**
+ * The cron handler: evaluates the running experiment's guardrails (rollback, or pause), keeps the KV mirror in step
+ * with D1, and deletes events older than the retention window.
+ */
+export async function scheduled(env: Env, now = Date.now()): Promise<void> {
   const store = new ExperimentStore(env.CATALOG, env.CACHE);
   if (!env.EVENTS) {
     await store.mirror();
@@ -16,6 +20,9 @@ export async function scheduled(env: Env): Promise<void> {
   }
   const outcome = await enforceGuardrails(store, env.EVENTS);
   if (outcome) console.log(`guardrails: ${outcome.experiment} ${outcome.action === "none" ? "healthy" : `${outcome.action} (${outcome.reasons.join("; ")})`}`);
+  const kept = await enforceRetention(env.EVENTS, env.EVENTS_RETENTION_DAYS, now);
+  if (kept.searches + kept.feedback > 0)
+    console.log(`retention: deleted ${kept.searches} searches and ${kept.feedback} feedback events older than ${new Date(kept.cutoff).toISOString()}`);
 }
 
 export default {

@@ -26,7 +26,10 @@ export interface SearchEvent {
   readonly arm: string | null;
   readonly round: number;
   readonly otherRound: number | null;
+  /** The user key hashed (user-hash.ts), never the key itself. */
   readonly userKey: string;
+  /** The query normalised as keywords are (core/normalize.ts): what learning from clicks groups searches by. */
+  readonly query: string;
   /** Under an experiment: the client's network prefix, hashed with the experiment's salt (network.ts); null otherwise. */
   readonly net: string | null;
   readonly latencyMs: number;
@@ -49,9 +52,9 @@ let buffer: SearchEvent[] = [];
 let flushing: Promise<void> | null = null;
 
 const INSERT_SEARCHES = `INSERT OR IGNORE INTO searches
-  (request_id, at, experiment_id, arm, round, other_round, user_key, net, latency_ms, total, zero_result, error, keyword_source, fallback, shown)
+  (request_id, at, experiment_id, arm, round, other_round, user_key, query, net, latency_ms, total, zero_result, error, keyword_source, fallback, shown)
   SELECT value ->> '$.requestId', value ->> '$.at', value ->> '$.experimentId', value ->> '$.arm', value ->> '$.round', value ->> '$.otherRound',
-         value ->> '$.userKey', value ->> '$.net', value ->> '$.latencyMs', value ->> '$.total', value ->> '$.zeroResult', value ->> '$.error',
+         value ->> '$.userKey', value ->> '$.query', value ->> '$.net', value ->> '$.latencyMs', value ->> '$.total', value ->> '$.zeroResult', value ->> '$.error',
          value ->> '$.keywordSource', value ->> '$.fallback', value -> '$.shown'
   FROM json_each(?1)`;
 

@@ -11,6 +11,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ServingManifest } from "../../../core/contract.js";
+import { normalizeKeyword } from "../../../core/normalize.js";
 import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
 import { SearchQuery, SearchResponse, UserKeyHeaders } from "../api/schemas.js";
@@ -18,6 +19,7 @@ import { recordSearch, type SearchEvent } from "../experiments/events.js";
 import { teamDraft } from "../experiments/interleave.js";
 import { hashedNetwork } from "../experiments/network.js";
 import type { Routed } from "../experiments/routing.js";
+import { hashUserKey } from "../experiments/user-hash.js";
 import { queryKeywords } from "../keywords.js";
 import { isAdminView } from "../middleware/admin-view.js";
 import type { ServicesEnv } from "../middleware/services.js";
@@ -89,6 +91,7 @@ export function mountSearch(app: ApiApp) {
     const routed = await routeRequest(c);
     const base = routed.kind === "single" ? routed.round.round : routed.control.round;
     const net = routed.salt === null ? null : await hashedNetwork(routed.salt, c.req.header("cf-connecting-ip"));
+    const userKey = await hashUserKey(c.var.userKey, c.env.USER_KEY_PEPPER);
     const event = (over: Partial<SearchEvent>): SearchEvent => ({
       requestId,
       at: Date.now(),
@@ -96,7 +99,8 @@ export function mountSearch(app: ApiApp) {
       arm: routed.arm,
       round: base,
       otherRound: routed.kind === "interleave" ? routed.treatment.round : null,
-      userKey: c.var.userKey,
+      userKey,
+      query: normalizeKeyword(q),
       net,
       latencyMs: performance.now() - started,
       total: 0,

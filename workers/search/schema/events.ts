@@ -15,7 +15,10 @@ export const searches = sqliteTable(
     round: integer("round").notNull(),
     /** Interleaved searches: the treatment round. */
     otherRound: integer("other_round"),
+    /** sha-256 of the user key under USER_KEY_PEPPER (experiments/user-hash.ts): never the key itself. */
     userKey: text("user_key").notNull(),
+    /** The query as core's normalizeKeyword writes it (what learning from clicks groups by); null for events written before 0002. */
+    query: text("query"),
     /**
      * Under an experiment: the client's /24 or /48, hashed with the experiment's salt (never the address), so
      * SRM and the guardrails can cap what one network counts for (workers/search/experiments/counting.ts).
@@ -31,7 +34,12 @@ export const searches = sqliteTable(
     /** [[itemId, position, team?], …] as JSON. */
     shown: text("shown").notNull(),
   },
-  (t) => [index("searches_experiment").on(t.experimentId, t.arm), index("searches_experiment_net").on(t.experimentId, t.net)],
+  (t) => [
+    index("searches_experiment").on(t.experimentId, t.arm),
+    index("searches_experiment_net").on(t.experimentId, t.net),
+    // Export pages by (at, request_id) and retention deletes by at.
+    index("searches_at").on(t.at, t.requestId),
+  ],
 );
 
 export const feedback = sqliteTable(
@@ -47,5 +55,10 @@ export const feedback = sqliteTable(
     team: text("team"),
   },
   // A duplicate (same request, item and type) counts once.
-  (t) => [primaryKey({ columns: [t.requestId, t.itemId, t.type] }), index("feedback_experiment").on(t.experimentId)],
+  (t) => [
+    primaryKey({ columns: [t.requestId, t.itemId, t.type] }),
+    index("feedback_experiment").on(t.experimentId),
+    // Export pages by (at, request_id, item_id, type) and retention deletes by at.
+    index("feedback_at").on(t.at, t.requestId, t.itemId, t.type),
+  ],
 );
