@@ -1,5 +1,5 @@
 /**
- * `npm run simulate-loop -- --searches N [--seed S] [--rounds R] [--with-catalog] [--max-verdict-users U] [--port P] [--json]`
+ * `npm run simulate-loop -- --searches N [--seed S] [--rounds R] [--with-catalog] [--max-verdict-users U] [--bot-searches B] [--port P] [--json]`
  * The whole label-free loop, simulated (scripts/simulate/loop.ts): shoppers
  * whose hidden relevance is the training queries' labels search round 0 on a
  * worker of its own, their events train a round, the round is interleaved
@@ -15,7 +15,8 @@ import { intOption, parseCli, runCli } from "./cli.js";
 import { assertPortFree } from "./port.js";
 import { LOOP_DEFAULTS, simulateLoop } from "./simulate/loop.js";
 
-const USAGE = "npm run simulate-loop -- --searches N [--seed S] [--rounds R] [--with-catalog] [--max-verdict-users U] [--port 8797] [--json]";
+const USAGE =
+  "npm run simulate-loop -- --searches N [--seed S] [--rounds R] [--with-catalog] [--max-verdict-users U] [--bot-searches B] [--port 8797] [--json]";
 
 runCli(async () => {
   const args = parseCli(
@@ -26,6 +27,7 @@ runCli(async () => {
       "with-catalog": { type: "boolean" },
       "max-verdict-users": { type: "string" },
       port: { type: "string" },
+      "bot-searches": { type: "string" },
       json: { type: "boolean" },
     },
     USAGE,
@@ -40,6 +42,7 @@ runCli(async () => {
     trainRounds: intOption("rounds", args.rounds, LOOP_DEFAULTS.trainRounds, 1),
     withCatalog: Boolean(args["with-catalog"]),
     maxVerdictUsers: intOption("max-verdict-users", args["max-verdict-users"], LOOP_DEFAULTS.maxVerdictUsers, 1),
+    ...(args["bot-searches"] !== undefined ? { botSearches: intOption("bot-searches", args["bot-searches"], 0) } : {}),
     log: (line) => (json ? process.stderr.write(`${line}\n`) : console.log(line)),
   });
   const dir = join(artifactsDir(), "loop");

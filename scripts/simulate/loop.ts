@@ -40,6 +40,8 @@ export interface LoopOptions {
   readonly trainRounds: number;
   readonly withCatalog: boolean;
   readonly maxVerdictUsers: number;
+  /** The spam bot's searches (default: SHOPPER_MODEL.bot's share of `searches`, at least its minimum). */
+  readonly botSearches?: number;
   readonly log: (line: string) => void;
 }
 
@@ -58,8 +60,8 @@ export interface LoopResult {
   readonly seconds: number;
 }
 
-/** A CLI of this repo in a child process; resolves with its stdout, rejects with its last stderr line. */
-export function runCliChild(script: string, args: readonly string[], env: Record<string, string> = {}): Promise<string> {
+/** A CLI of this repo in a child process; resolves with its stdout and stderr, rejects with its last stderr line. */
+export function runCliChild(script: string, args: readonly string[], env: Record<string, string> = {}): Promise<{ out: string; err: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(join("node_modules", ".bin", "tsx"), [join("scripts", script), ...args], {
       env: { ...process.env, ...env },
@@ -74,7 +76,7 @@ export function runCliChild(script: string, args: readonly string[], env: Record
       err += d.toString();
     });
     child.on("exit", (code) => {
-      if (code === 0) resolve(out);
+      if (code === 0) resolve({ out, err });
       else reject(new Error(`${script} ${args.join(" ")} failed (${code}): ${err.trim().split("\n").at(-1) ?? ""}`));
     });
   });
@@ -84,7 +86,7 @@ const lastJson = (out: string): Record<string, unknown> => JSON.parse(out.trim()
 
 /** Dev F1 as `npm run eval` computes it (the round's own split: round 0's, which every round trained from it keeps). */
 async function evalF1(method: "keywords" | "bm25", round: number, artifacts: string): Promise<number> {
-  const out = await runCliChild("eval.ts", ["--method", method, "--round", String(round), "--json"], { COGR_ARTIFACTS: artifacts });
+  const { out } = await runCliChild("eval.ts", ["--method", method, "--round", String(round), "--json"], { COGR_ARTIFACTS: artifacts });
   return lastJson(out).f1 as number;
 }
 
@@ -131,7 +133,7 @@ export async function simulateLoop(opts: LoopOptions): Promise<LoopResult> {
     // 1. Shoppers (and one spam bot) search round 0.
     const logged = newShopperCounts();
     const users = Math.ceil(opts.searches / SHOPPER_MODEL.searchesPerUser);
-    const botSearches = Math.max(SHOPPER_MODEL.bot.minSearches, Math.round((opts.searches * SHOPPER_MODEL.bot.searchesPerThousand) / 1000));
+    const botSearches = opts.botSearches ?? Math.max(SHOPPER_MODEL.bot.minSearches, Math.round((opts.searches * SHOPPER_MODEL.bot.searchesPerThousand) / 1000));
     log(`${users} shoppers search round 0 (${opts.searches} searches), and a spam bot ${botSearches} times …`);
     const [bot] = await Promise.all([
       runSpamBot(url, data, opts.seed, botSearches),
@@ -143,14 +145,10 @@ export async function simulateLoop(opts: LoopOptions): Promise<LoopResult> {
 
     // 2. Export the events, train a round from the clicks.
     const events = join(work, "events.jsonl");
+    // Its last stderr line is the export's report as one JSON object: written, dropped and discounted, by reason.
     const exported = await runCliChild("events-export.ts", ["--local", "--state", state, "--out", events]);
-    log(exported.trim().split("\n").at(-1) ?? "");
-    let exportSummary: Record<string, unknown> | null = null;
-    try {
-      exportSummary = lastJson(exported);
-    } catch {
-      exportSummary = null;
-    }
+    const exportSummary = lastJson(exported.err);
+    log(`exported: ${JSON.stringify(exportSummary)}`);
     log(`training ${opts.trainRounds} round(s) from the clicks …`);
     await runCliChild("train.ts", [
       "--backend",

@@ -20,7 +20,7 @@ describe("simulate-loop", () => {
     const port = await freePort();
     const r = await runScriptAsync(
       "simulate-loop.ts",
-      ["--searches", "300", "--seed", "3", "--max-verdict-users", "200", "--port", String(port), "--json"],
+      ["--searches", "300", "--seed", "3", "--max-verdict-users", "200", "--bot-searches", "150", "--port", String(port), "--json"],
       env,
     );
     expect(r.stderr).not.toMatch(/Error:/);
@@ -30,7 +30,10 @@ describe("simulate-loop", () => {
     const result = JSON.parse(lines[0] as string);
     expect(result.round).toBe(1);
     expect(result.searches).toBeGreaterThan(250);
-    expect(result.bot.clicks).toBeGreaterThan(0);
+    expect(result.bot.clicks).toBeGreaterThan(20);
+    // The export's report names the bot's key among those discounted (it clicked one item over and over).
+    const discounted = Object.values(result.export.file.discounted) as Array<{ keys: number }>;
+    expect(discounted.reduce((n, d) => n + d.keys, 0)).toBeGreaterThanOrEqual(1);
     expect(["treatment better", "treatment worse", "no detectable difference yet"]).toContain(result.verdict);
     expect(result.interleaving.users).toBeGreaterThan(0);
     for (const k of ["clicks", "round0", "bm25", "labels"]) {
