@@ -57,10 +57,11 @@ export interface ItemRewardInput {
   /** rel(q) per query ordinal, as item ordinals. */
   readonly relevant: ReadonlyArray<ReadonlySet<number>>;
   /**
-   * Click supervision: per query ordinal, the items judged (undefined: all). An unjudged item is missing, not
-   * irrelevant: it never counts in that query's n_ret, so adding or dropping it changes nothing there.
+   * Click supervision: per query ordinal, the items judged (undefined: all). An unjudged item is not known to be
+   * irrelevant: it counts `unjudgedWeight` (default 0: missing) in that query's n_ret, a judged one 1.
    */
   readonly judged?: ReadonlyArray<ReadonlySet<number> | undefined>;
+  readonly unjudgedWeight?: number;
 }
 
 /**
@@ -69,7 +70,8 @@ export interface ItemRewardInput {
  * frozen query index plus O(1) per affected query.
  */
 export class ItemRewardContext {
-  readonly nRet: Int32Array;
+  /** Fractional with click supervision: an unjudged item counts `unjudgedWeight`. */
+  readonly nRet: Float64Array;
   readonly nTp: Int32Array;
   readonly nRel: Int32Array;
   private readonly queryIndex: Map<string, number[]>;
@@ -81,7 +83,7 @@ export class ItemRewardContext {
   constructor(private readonly input: ItemRewardInput) {
     const nQ = input.querySets.length;
     this.queryIndex = postingsOf(input.querySets);
-    this.nRet = new Int32Array(nQ);
+    this.nRet = new Float64Array(nQ);
     this.nTp = new Int32Array(nQ);
     this.nRel = new Int32Array(nQ);
     this.relQueries = new Map();
@@ -97,16 +99,16 @@ export class ItemRewardContext {
     input.itemSets.forEach((set, item) => {
       const rel = this.relQueries.get(item);
       for (const q of matchedBy(set, this.queryIndex, this.refMark, ++this.epoch)) {
-        if (!this.judges(q, item)) continue;
-        this.nRet[q] = (this.nRet[q] as number) + 1;
+        this.nRet[q] = (this.nRet[q] as number) + this.weight(q, item);
         if (rel?.has(q)) this.nTp[q] = (this.nTp[q] as number) + 1;
       }
     });
   }
 
-  private judges(q: number, item: number): boolean {
+  /** What item i weighs in query q's n_ret: 1 when judged (or every item is), else the unjudged weight. */
+  private weight(q: number, item: number): number {
     const j = this.input.judged?.[q];
-    return j === undefined || j.has(item);
+    return j === undefined || j.has(item) ? 1 : (this.input.unjudgedWeight ?? 0);
   }
 
   /** Σ_q F1_ref(q): R_old of eq. 2.3. */
@@ -132,20 +134,22 @@ export class ItemRewardContext {
     const rel = this.relQueries.get(item);
     let delta = 0;
     for (const q of qCand) {
-      if (this.refMark[q] === epoch || !this.judges(q, item)) continue; // retrieved before and after, or unjudged: unchanged
+      const w = this.weight(q, item);
+      if (this.refMark[q] === epoch || w === 0) continue; // retrieved before and after, or weightless: unchanged
       const r = rel?.has(q) ? 1 : 0;
       const tp = this.nTp[q] as number;
       const ret = this.nRet[q] as number;
       const nRel = this.nRel[q] as number;
-      delta += f1FromCounts(tp + r, ret + 1, nRel) - f1FromCounts(tp, ret, nRel);
+      delta += f1FromCounts(tp + r, ret + w, nRel) - f1FromCounts(tp, ret, nRel);
     }
     for (const q of qRef) {
-      if (this.candMark[q] === epoch || !this.judges(q, item)) continue;
+      const w = this.weight(q, item);
+      if (this.candMark[q] === epoch || w === 0) continue;
       const r = rel?.has(q) ? 1 : 0;
       const tp = this.nTp[q] as number;
       const ret = this.nRet[q] as number;
       const nRel = this.nRel[q] as number;
-      delta += f1FromCounts(tp - r, ret - 1, nRel) - f1FromCounts(tp, ret, nRel);
+      delta += f1FromCounts(tp - r, ret - w, nRel) - f1FromCounts(tp, ret, nRel);
     }
     return delta;
   }

@@ -74,7 +74,7 @@ runCli(async () => {
   const resumed = counts.resumedAfter ? ` (resumed after ${counts.resumedAfter.requestId}, ${counts.kept} lines kept)` : "";
   const dropped = Object.entries(counts.dropped).map(([why, n]) => `${n} ${why}`);
   process.stderr.write(
-    [
+    `${[
       `written to ${out}: ${counts.searches} searches and ${counts.feedback} feedback events${resumed}; dropped at export: ${dropped.join(", ")}`,
       `the whole file, as training reads it:`,
       formatDeriveReport(derived),
@@ -92,6 +92,6 @@ runCli(async () => {
           discounted: derived.discounted,
         },
       }),
-    ].join("\n") + "\n",
+    ].join("\n")}\n`,
   );
 });

@@ -3,7 +3,7 @@
  *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints]
  *   [--query-decoding independent|sequential]
  *   [--ranker R] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks]
- *   [--events FILE [--with-catalog] [--unknown missing|irrelevant]]`
+ *   [--events FILE [--with-catalog] [--unknown missing|irrelevant|W]]`
  * Resumable: a killed run continues from its last completed phase. Ablations
  * write their rounds under artifacts/ablations/<name>/ so the main rounds stay.
  * With --cv K, k-fold cross-validation over the training queries first
@@ -38,7 +38,7 @@ const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
   "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints] [--query-decoding independent|sequential] " +
   '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks] ' +
-  "[--events FILE [--with-catalog] [--unknown missing|irrelevant]]";
+  "[--events FILE [--with-catalog] [--unknown missing|irrelevant|W]]";
 
 function ablationName(a: Ablations, decoding: TrainOptions["queryDecoding"]): string | null {
   const parts = [
@@ -115,8 +115,9 @@ runCli(async () => {
   if (fromClicks && args.events === undefined) throw new UsageError(`--supervision clicks needs --events FILE (npm run events:export)\nusage: ${USAGE}`);
   if (!fromClicks && (args.events !== undefined || args["with-catalog"] || args.unknown !== undefined))
     throw new UsageError("--events, --with-catalog and --unknown go with --supervision clicks");
-  if (args.unknown !== undefined && args.unknown !== "missing" && args.unknown !== "irrelevant")
-    throw new UsageError("--unknown must be missing or irrelevant");
+  const unknownWeight = args.unknown === undefined ? undefined : args.unknown === "missing" ? 0 : args.unknown === "irrelevant" ? 1 : Number(args.unknown);
+  if (unknownWeight !== undefined && !(/^(missing|irrelevant|[01](\.\d+)?)$/.test(args.unknown ?? "") && unknownWeight >= 0 && unknownWeight <= 1))
+    throw new UsageError(`--unknown must be missing, irrelevant or a weight from 0 to 1, got ${JSON.stringify(args.unknown)}`);
   const supervision: Supervision = fromClicks
     ? args["with-catalog"] || args.supervision === "clicks+catalog"
       ? "clicks+catalog"
@@ -184,7 +185,7 @@ runCli(async () => {
     // Only when asked: the default's checkpoints and rounds stay those of a run without the flag.
     ...(decoding === "sequential" ? { queryDecoding: decoding } : {}),
     ...(supervision !== "labels" ? { supervision } : {}),
-    ...(fromClicks ? { clickEvents: args.events as string, ...(args.unknown === "irrelevant" ? { clickUnknown: "irrelevant" as const } : {}) } : {}),
+    ...(fromClicks ? { clickEvents: args.events as string, ...(unknownWeight !== undefined ? { clickUnknownWeight: unknownWeight } : {}) } : {}),
   };
   let cv: CvReport | null = null;
   if (folds !== null) {

@@ -22,6 +22,8 @@ export interface EvalQuery {
    * training rewards count only judged items as retrieved, so an unknown item costs a round nothing.
    */
   readonly judged?: ReadonlySet<number>;
+  /** What an unjudged retrieved item weighs in |I_ret| for the rewards (0: missing, 1: irrelevant). */
+  readonly unjudgedWeight?: number;
 }
 
 /** Maps queries' relevant product ids to index ordinals; queries without any are left out (and counted). */
@@ -30,6 +32,7 @@ export function toEvalQueries(
   relevant: ReadonlyMap<string, ReadonlySet<string>>,
   index: Pick<KeywordIndex, "ids">,
   judged?: ReadonlyMap<string, ReadonlySet<string>>,
+  unjudgedWeight = 0,
 ): { queries: EvalQuery[]; leftOut: number } {
   const ordinal = new Map(index.ids.map((id, j) => [id, j]));
   const out: EvalQuery[] = [];
@@ -42,7 +45,7 @@ export function toEvalQueries(
     }
     const j = judged?.get(q.id);
     if (rel.size === 0) leftOut++;
-    else if (j) out.push({ text: q.text, relevant: rel, judged: new Set([...j].map((id) => ordinal.get(id)).filter((o) => o !== undefined)) });
+    else if (j) out.push({ text: q.text, relevant: rel, judged: new Set([...j].map((id) => ordinal.get(id)).filter((o) => o !== undefined)), unjudgedWeight });
     else out.push({ text: q.text, relevant: rel });
   }
   return { queries: out, leftOut };

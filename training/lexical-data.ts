@@ -69,7 +69,7 @@ export function prepareData(
     const core = segs.filter((s) => s.field === "name" || s.field === "class" || s.field === "category").flatMap((s) => s.words);
     return { product: p, name: normalizeKeyword(p.name), segments: segs, coreWords: core, ngramPrior: new Map(scored.map(([g, s]) => [g, s / top])) };
   });
-  const train = toEvalQueries(queries.train, queries.relevant, start.index, queries.judged);
+  const train = toEvalQueries(queries.train, queries.relevant, start.index, queries.judged, queries.clicks?.unknownWeight);
   const dev = toEvalQueries(queries.dev, queries.relevant, start.index);
   const itemById = new Map(start.items.map((i) => [i.id, i]));
   const base = ids.map((id) => {

@@ -6,7 +6,6 @@ import type { MetricSummary } from "../core/metrics.js";
 import type { PolicyParams } from "../core/policy-features.js";
 import type { RankerSpec } from "../core/ranker.js";
 import type { Checkpoint } from "./checkpoint.js";
-import type { UnknownItems } from "./supervision/clicks.js";
 import type { Supervision } from "./supervision/supervision.js";
 
 export const TRAIN_DEFAULTS = {
@@ -50,8 +49,8 @@ export interface TrainOptions {
   readonly supervision?: Supervision;
   /** Click supervision: the event file (npm run events:export) the relevance is derived from. */
   readonly clickEvents?: string;
-  /** Click supervision: unjudged items are missing (default: the rewards skip them) or irrelevant (the comparison). */
-  readonly clickUnknown?: UnknownItems;
+  /** Click supervision: what an unjudged retrieved item weighs in |I_ret| (default CLICK_SUPERVISION.unknownWeight). */
+  readonly clickUnknownWeight?: number;
 }
 
 export interface TrainProgress {

@@ -22,7 +22,7 @@ import { decodeItems, evaluate, initialItemSets, runItemPhase, runQueryPhase, ru
 import { writeTrainedRound } from "./lexical-round.js";
 import { newAdamState } from "./optimizer.js";
 import { readRound, readRoundFile } from "./round-artifact.js";
-import { clickRelevanceOf } from "./supervision/clicks.js";
+import { CLICK_SUPERVISION, clickRelevanceOf } from "./supervision/clicks.js";
 import { supervisedQueries } from "./supervision/supervision.js";
 
 /** A hand-set prior standing in for an un-tuned base model (--no-sft): keep the input's strongest n-grams. */
@@ -39,7 +39,7 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
   const supervision = opts.supervision ?? "labels";
   const clicks =
     supervision.startsWith("clicks") && opts.clickEvents
-      ? { relevance: clickRelevanceOf(opts.clickEvents), unknown: opts.clickUnknown ?? "missing" }
+      ? { relevance: clickRelevanceOf(opts.clickEvents), unknownWeight: opts.clickUnknownWeight ?? CLICK_SUPERVISION.unknownWeight }
       : undefined;
   const queries = supervisedQueries(dataset, start.manifest.split, supervision, opts.seed, clicks);
   const data = prepareData(dataset, start, queries);

@@ -38,11 +38,12 @@ export class FrozenIndex {
 export interface RewardQuery {
   readonly text: string;
   readonly relevant: ReadonlySet<number>;
-  /** Click supervision: the items judged; I_ret counts only these (an unknown item is missing, not irrelevant). */
+  /** Click supervision: the items judged; an unjudged item in I_ret counts `unjudgedWeight` (0: missing, 1: irrelevant). */
   readonly judged?: ReadonlySet<number>;
+  readonly unjudgedWeight?: number;
 }
 
-/** Eq. 2.2 for a sampled S_q: F1 of I_ret over S_q ∪ {q}, 0 over K_max; with judged items, F1 over I_ret ∩ judged. */
+/** Eq. 2.2 for a sampled S_q: F1 of I_ret over S_q ∪ {q}, 0 over K_max; with judged items, unjudged ones weigh less in |I_ret|. */
 export function queryRewardFn(items: FrozenIndex, queries: readonly RewardQuery[]) {
   return (q: number, keywords: readonly string[]): number => {
     const query = queries[q] as RewardQuery;
@@ -51,7 +52,7 @@ export function queryRewardFn(items: FrozenIndex, queries: readonly RewardQuery[
     let n = 0;
     for (const o of ret) {
       if (query.relevant.has(o)) tp++;
-      if (!query.judged || query.judged.has(o)) n++;
+      n += !query.judged || query.judged.has(o) ? 1 : (query.unjudgedWeight ?? 0);
     }
     return queryReward(keywords.length, n, tp, query.relevant.size, REWARD_LIMITS.kMax);
   };

@@ -8,13 +8,14 @@ import { ItemRewardContext, queryReward } from "../../core/reward.js";
 const VOCAB = ["a", "b", "c", "d", "e", "f", "g h", "i"];
 
 /** Σ_q F1 over all queries, retrieval recomputed from scratch (the naive eq. 2.3). */
-function totalF1(itemSets: string[][], querySets: string[][], relevant: Array<Set<number>>, judged?: Array<Set<number> | undefined>): number {
+function totalF1(itemSets: string[][], querySets: string[][], relevant: Array<Set<number>>, judged?: Array<Set<number> | undefined>, unjudged = 0): number {
   let s = 0;
   querySets.forEach((qs, q) => {
     const j = judged?.[q];
-    const ret = itemSets.map((set, i) => (set.some((k) => qs.includes(k)) && (!j || j.has(i)) ? i : -1)).filter((i) => i >= 0);
+    const ret = itemSets.map((set, i) => (set.some((k) => qs.includes(k)) ? i : -1)).filter((i) => i >= 0);
+    const weight = ret.reduce((n, i) => n + (!j || j.has(i) ? 1 : unjudged), 0);
     const rel = relevant[q] ?? new Set<number>();
-    s += f1FromCounts(ret.filter((i) => rel.has(i)).length, ret.length, rel.size);
+    s += f1FromCounts(ret.filter((i) => rel.has(i)).length, weight, rel.size);
   });
   return s;
 }
@@ -54,12 +55,13 @@ describe("item reward (eq. 2.3, App. B.3)", () => {
     );
   });
 
-  it("with judged items (click supervision), equals brute force over I_ret ∩ judged: an unjudged item changes nothing", () => {
+  it("with judged items (click supervision), equals brute force where an unjudged item weighs w in |I_ret| (w = 0: it changes nothing)", () => {
     fc.assert(
       fc.property(
         instance,
         fc.array(fc.option(fc.array(fc.nat(11), { maxLength: 8 })), { maxLength: 10 }),
-        ({ items, queries, rel, target, candidate }, judgedRaw) => {
+        fc.constantFrom(0, 0.25, 0.5, 1),
+        ({ items, queries, rel, target, candidate }, judgedRaw, w) => {
           const itemSets = items.map((it) => itemKeywordSet(it));
           const names = items.map((it) => normalizeKeyword(it.name));
           const relevant = queries.map((_, q) => new Set((rel[q] ?? []).filter((i) => i < items.length)));
@@ -68,12 +70,12 @@ describe("item reward (eq. 2.3, App. B.3)", () => {
             const j = judgedRaw[q];
             return j ? new Set([...(relevant[q] ?? []), ...j.filter((i) => i < items.length)]) : undefined;
           });
-          const ctx = new ItemRewardContext({ itemSets, itemNames: names, querySets: queries, relevant, judged });
+          const ctx = new ItemRewardContext({ itemSets, itemNames: names, querySets: queries, relevant, judged, unjudgedWeight: w });
           const i = target % items.length;
-          const before = totalF1(itemSets, queries, relevant, judged);
+          const before = totalF1(itemSets, queries, relevant, judged, w);
           expect(ctx.referenceTotal()).toBeCloseTo(before, 12);
           const replaced = itemSets.map((s, j) => (j === i ? itemKeywordSet({ name: items[i]?.name ?? "", keywords: candidate }) : s));
-          expect(ctx.reward(i, candidate)).toBeCloseTo(totalF1(replaced, queries, relevant, judged) - before, 12);
+          expect(ctx.reward(i, candidate)).toBeCloseTo(totalF1(replaced, queries, relevant, judged, w) - before, 12);
         },
       ),
       { numRuns: 300 },

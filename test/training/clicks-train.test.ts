@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { type SynthQuery, synthEvents } from "../../scripts/bench/synth-events.js";
 import { loadWands } from "../../training/data/wands.js";
 import { readRound } from "../../training/round-artifact.js";
+import { CLICK_SUPERVISION } from "../../training/supervision/clicks.js";
 import { runScript } from "../cli.js";
 import { writeSyntheticWands } from "../fixtures.js";
 
@@ -52,9 +53,9 @@ describe("--supervision clicks", async () => {
     expect(r.stdout).toMatch(/^examination propensity by position \(PBM, EM\): 1:1\.000 2:0\.\d+/m);
     const round = readRound(1, art);
     expect(round.manifest.config.supervision).toBe("clicks");
-    const clicks = round.manifest.config.clicks as { train: number; heldOut: number; unknown: string; devTexts: number };
+    const clicks = round.manifest.config.clicks as { train: number; heldOut: number; unknownWeight: number; devTexts: number };
     expect(clicks.train).toBeGreaterThan(10);
-    expect(clicks.unknown).toBe("missing");
+    expect(clicks.unknownWeight).toBe(CLICK_SUPERVISION.unknownWeight);
     // Dev queries typed by users are left out of training; dev stays the hand-labelled split.
     expect(clicks.devTexts).toBeGreaterThan(0);
     expect(clicks.heldOut).toBe(0);

@@ -84,7 +84,7 @@ function honest(log: Log, users = 40) {
   }
 }
 
-const derive = (lines: readonly string[]) => deriveClickRelevance(() => lines);
+const derive = (lines: readonly string[]) => deriveClickRelevance(() => lines, { keepUnjudged: true });
 const byItem = (r: ReturnType<typeof derive>) => new Map(r.pairs.map((p) => [p.itemId, p]));
 
 describe("deriving relevance", () => {

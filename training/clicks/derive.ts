@@ -4,12 +4,13 @@
  *
  * 1. per user key: searches, feedback, distinct (query, item) pairs touched,
  *    searches with every result clicked → the spam verdicts (spam.ts);
- * 2. per (query, item, position): impressions and clicks weighted by the
+ * 2. per impression (pair, position): shown and clicked, weighted by the
  *    key's verdict, each key's feedback counted once per pair and kind →
  *    the PBM fit (pbm.ts) → exposure, evidence and grades (relevance.ts).
  *
- * Memory grows with keys, distinct pairs and (pair, position) cells, not
- * with events (`npm run bench:events` measures it at 1M events). The file
+ * Memory: a map entry per user key, query, item and distinct pair, and 24
+ * bytes per impression (typed arrays), never the events' text
+ * (`npm run bench:events` measures it at 1M events). The file
  * order is export's: each search followed by its feedback; feedback whose
  * search is not the line before it is counted and skipped.
  */
@@ -22,9 +23,11 @@ import { type KeyStats, median, type SpamReason, verdict } from "./spam.js";
 export const DERIVE_LIMITS = {
   /** Results below this rank are left out of the click model (a page is 10; pages deeper than 5 are rare). */
   maxPosition: 50,
-  /** Key ids and pair ids share one safe-integer key: key × 2^30 + pair × 4 + kind. */
+  /** Key ids and pair ids (or 28-bit pair hashes) share one safe-integer key: key × 2^30 + pair × 4 + kind. */
   maxKeys: 2 ** 23,
   maxPairs: 2 ** 28,
+  /** A pair is keyed query × maxItems + item, inside 2^53. */
+  maxItems: 2 ** 24,
 } as const;
 
 export interface DeriveReport {
@@ -54,12 +57,16 @@ export interface DerivedPair extends GradedPair {
 
 export interface ClickRelevance {
   readonly report: DeriveReport;
-  /** Every (query, item) with evidence, sorted by query then item. */
+  /** Every judged (query, item), with `keepUnjudged` every one shown, sorted by query then item. */
   readonly pairs: readonly DerivedPair[];
 }
 
-class Grow {
-  a: Float64Array = new Float64Array(1024);
+/** A growable typed array (doubling), zero-filled. */
+class Grow<T extends Float64Array | Int32Array = Float64Array> {
+  a: T;
+  constructor(private readonly make: (n: number) => T = (n) => new Float64Array(n) as T) {
+    this.a = make(1024);
+  }
   n = 0;
   at(j: number): number {
     return this.a[j] as number;
@@ -68,7 +75,7 @@ class Grow {
     if (j < this.a.length) return;
     let size = this.a.length;
     while (size <= j) size *= 2;
-    const b = new Float64Array(size);
+    const b = this.make(size);
     b.set(this.a);
     this.a = b;
   }
@@ -77,8 +84,8 @@ class Grow {
     this.a[j] = (this.a[j] as number) + v;
     this.n = Math.max(this.n, j + 1);
   }
-  view(): Float64Array {
-    return this.a.subarray(0, this.n);
+  view(): T {
+    return this.a.subarray(0, this.n) as T;
   }
 }
 
@@ -108,7 +115,7 @@ function* walk(lines: Iterable<string>, bad: Record<string, number> | null) {
   }
 }
 
-export function deriveClickRelevance(lines: () => Iterable<string>): ClickRelevance {
+export function deriveClickRelevance(lines: () => Iterable<string>, opts: { readonly keepUnjudged?: boolean } = {}): ClickRelevance {
   const report: DeriveReport = {
     lines: 0,
     bad: {},
@@ -129,6 +136,7 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
   const searches = new Grow();
   const feedback = new Grow();
   const distinct = new Grow();
+  const distinctKinds = new Grow();
   const allClicked = new Grow();
   const touched = new Set<number>();
   const keyOf = (hash: string) => {
@@ -167,21 +175,35 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
     const k = keyOf(search.userHash);
     feedback.add(k, 1);
     open?.clicked.add(event.itemId);
-    const t = k * 2 ** 32 + pairHash(search.query, event.itemId);
-    if (!touched.has(t)) {
-      touched.add(t);
+    // (key, pair) and (key, pair, kind) as numbers: key × 2^30 + 28 bits of the pair's hash × 4 + kind (3: the pair
+    // itself). Pairs are compared within one key, so a 28-bit collision merges two of its few pairs at worst.
+    const t = k * 2 ** 30 + (pairHash(search.query, event.itemId) >>> 4) * 4;
+    if (!touched.has(t + 3)) {
+      touched.add(t + 3);
       distinct.add(k, 1);
+    }
+    const kind = KIND.get(event.kind) as number;
+    if (!touched.has(t + kind)) {
+      touched.add(t + kind);
+      distinctKinds.add(k, 1);
     }
   }
   closeSearch();
   touched.clear();
   report.keys = keyIds.size;
-  const stats = (k: number): KeyStats => ({ searches: searches.at(k), feedback: feedback.at(k), distinctPairs: distinct.at(k), allClicked: allClicked.at(k) });
+  const stats = (k: number): KeyStats => ({
+    searches: searches.at(k),
+    feedback: feedback.at(k),
+    distinctPairs: distinct.at(k),
+    distinctFeedback: distinctKinds.at(k),
+    allClicked: allClicked.at(k),
+  });
   const rates = new Float64Array(keyIds.size);
   for (let k = 0; k < keyIds.size; k++) {
     searches.ensure(k);
     feedback.ensure(k);
     distinct.ensure(k);
+    distinctKinds.ensure(k);
     allClicked.ensure(k);
     const s = stats(k);
     rates[k] = s.searches === 0 ? 0 : s.distinctPairs / s.searches;
@@ -200,36 +222,47 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
   }
 
   // Pass 2: weighted impressions and evidence per pair.
-  const pairIds = new Map<string, number>();
-  const pairNames: Array<[string, string]> = [];
-  const cellIds = new Map<number, number>();
-  const cellPair: number[] = [];
-  const cellPos: number[] = [];
+  // Queries and items interned to numbers, a pair keyed by query × 2^24 + item: a string key per pair would cost
+  // several times the memory at a million events (bench:events).
+  const queryIds = new Map<string, number>();
+  const itemIds = new Map<string, number>();
+  const queryNames: string[] = [];
+  const itemNames: string[] = [];
+  const pairIds = new Map<number, number>();
+  const pairQuery: number[] = [];
+  const pairItem: number[] = [];
+  const intern = (ids: Map<string, number>, names: string[], name: string) => {
+    let id = ids.get(name);
+    if (id === undefined) {
+      id = names.length;
+      ids.set(name, id);
+      names.push(name);
+    }
+    return id;
+  };
+  // One entry per weighted impression (pair, position, key weight, clicked weight): 24 bytes, no map.
+  const impPair = new Grow<Int32Array>((n) => new Int32Array(n));
+  const impPos = new Grow<Int32Array>((n) => new Int32Array(n));
   const shown = new Grow();
   const clicked = new Grow();
+  let impressions = 0;
+  let onPage = new Map<string, number>();
   const evidence = [new Grow(), new Grow(), new Grow()]; // keys with feedback of any kind, add_to_cart, purchase
   const counted = new Set<number>();
   const pairOf = (query: string, item: string) => {
-    const name = `${query}\u0000${item}`;
-    let p = pairIds.get(name);
+    const q = intern(queryIds, queryNames, query);
+    const i = intern(itemIds, itemNames, item);
+    if (i >= DERIVE_LIMITS.maxItems) throw new Error(`more than ${DERIVE_LIMITS.maxItems} items in one event file`);
+    const key = q * DERIVE_LIMITS.maxItems + i;
+    let p = pairIds.get(key);
     if (p === undefined) {
       p = pairIds.size;
       if (p >= DERIVE_LIMITS.maxPairs) throw new Error(`more than ${DERIVE_LIMITS.maxPairs} (query, item) pairs in one event file`);
-      pairIds.set(name, p);
-      pairNames.push([query, item]);
+      pairIds.set(key, p);
+      pairQuery.push(q);
+      pairItem.push(i);
     }
     return p;
-  };
-  const cellOf = (p: number, pos: number) => {
-    const key = p * 64 + pos;
-    let c = cellIds.get(key);
-    if (c === undefined) {
-      c = cellIds.size;
-      cellIds.set(key, c);
-      cellPair.push(p);
-      cellPos.push(pos);
-    }
-    return c;
   };
   for (const { event, search, position } of walk(lines(), null)) {
     if (!search) continue;
@@ -237,11 +270,14 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
     const w = weight[k] as number;
     if (w === 0) continue;
     if (event.type === "search") {
-      const seen = new Set<string>();
+      onPage = new Map();
       for (const s of event.shown) {
-        if (s.position > DERIVE_LIMITS.maxPosition || seen.has(s.itemId)) continue;
-        seen.add(s.itemId);
-        shown.add(cellOf(pairOf(event.query, s.itemId), s.position), w);
+        if (s.position > DERIVE_LIMITS.maxPosition || onPage.has(s.itemId)) continue;
+        const j = impressions++;
+        onPage.set(s.itemId, j);
+        impPair.add(j, pairOf(event.query, s.itemId));
+        impPos.add(j, s.position);
+        shown.add(j, w);
       }
       continue;
     }
@@ -258,17 +294,16 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
     else if (kind > 0) evidence[kind]?.add(p, w);
     // Any feedback is a click for the click model, once per key and pair (a purchase implies one).
     if (once(3)) {
-      clicked.add(cellOf(p, position), w);
+      clicked.add(onPage.get(event.itemId) as number, w);
       evidence[0]?.add(p, w);
     }
   }
   counted.clear();
-  const cells = cellIds.size;
-  shown.ensure(cells);
-  clicked.ensure(cells);
+  const cells = impressions;
+  for (const g of [shown, clicked, impPair, impPos]) g.ensure(cells);
   const imp = {
-    pair: cellPair,
-    position: cellPos,
+    pair: impPair.a.subarray(0, cells),
+    position: impPos.a.subarray(0, cells),
     shown: shown.a.subarray(0, cells),
     clicked: clicked.a.subarray(0, cells),
     pairs: pairIds.size,
@@ -277,23 +312,27 @@ export function deriveClickRelevance(lines: () => Iterable<string>): ClickReleva
   report.propensity = [...fit.theta];
   const e = exposures(pairIds.size, imp, fit);
   for (const g of evidence) g.ensure(pairIds.size);
-  const ev: PairEvidence[] = pairNames.map((_, p) => ({
+  const evidenceOf = (p: number): PairEvidence => ({
     exposure: e[p] as number,
     clicks: evidence[0]?.at(p) ?? 0,
     carts: evidence[1]?.at(p) ?? 0,
     purchases: evidence[2]?.at(p) ?? 0,
-  }));
-  const mu = meanRate(ev);
-  const pairs: DerivedPair[] = ev.map((x, p) => {
-    const [query, itemId] = pairNames[p] as [string, string];
-    return { query, itemId, ...grade(x, mu) };
   });
-  pairs.sort((a, b) => (a.query < b.query ? -1 : a.query > b.query ? 1 : a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
-  report.pairs = pairs.length;
-  for (const p of pairs) {
-    if (p.grade === null) continue;
-    report.judged++;
-    report.grades[p.grade]++;
+  const mu = meanRate(
+    (function* () {
+      for (let p = 0; p < pairIds.size; p++) yield evidenceOf(p);
+    })(),
+  );
+  const pairs: DerivedPair[] = [];
+  report.pairs = pairIds.size;
+  for (let p = 0; p < pairIds.size; p++) {
+    const g = grade(evidenceOf(p), mu);
+    if (g.grade !== null) {
+      report.judged++;
+      report.grades[g.grade]++;
+    } else if (!opts.keepUnjudged) continue;
+    pairs.push({ query: queryNames[pairQuery[p] as number] as string, itemId: itemNames[pairItem[p] as number] as string, ...g });
   }
+  pairs.sort((a, b) => (a.query < b.query ? -1 : a.query > b.query ? 1 : a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
   return { report, pairs };
 }

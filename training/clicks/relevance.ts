@@ -57,12 +57,15 @@ export function exposures(pairs: number, imp: { pair: ArrayLike<number>; positio
   return e;
 }
 
+/** Feedback weighed by kind: a click 1, an add-to-cart 1 more, a purchase 2 more. */
+export const weightedFeedback = (p: PairEvidence): number => p.clicks + CLICK_GRADES.cartWeight * p.carts + CLICK_GRADES.purchaseWeight * p.purchases;
+
 /** The log's mean feedback per examination (μ of the prior). */
-export function meanRate(ev: readonly PairEvidence[]): number {
+export function meanRate(ev: Iterable<PairEvidence>): number {
   let num = 0;
   let den = 0;
   for (const p of ev) {
-    num += p.clicks + CLICK_GRADES.cartWeight * p.carts + CLICK_GRADES.purchaseWeight * p.purchases;
+    num += weightedFeedback(p);
     den += p.exposure;
   }
   return den > 0 ? num / den : 0;
@@ -70,7 +73,7 @@ export function meanRate(ev: readonly PairEvidence[]): number {
 
 export function grade(p: PairEvidence, mu: number): GradedPair {
   const g = CLICK_GRADES;
-  const utility = (p.clicks + g.cartWeight * p.carts + g.purchaseWeight * p.purchases + g.prior * mu) / (p.exposure + g.prior);
+  const utility = (weightedFeedback(p) + g.prior * mu) / (p.exposure + g.prior);
   const confidence = p.exposure / (p.exposure + g.prior);
   const judged = p.exposure >= g.minExposure;
   return {

@@ -3,8 +3,9 @@
  * on one (query, item) counts once; a key is discounted when
  *
  * - it repeats one result's feedback: ≥ repeatMin feedback events and ≥
- *   repeatRatio per distinct (query, item) it touched (the bot that clicks
- *   one item thousands of times): weight 0, so it moves nothing;
+ *   repeatRatio per distinct (query, item, kind) it sent (the bot that
+ *   clicks one item thousands of times; a buyer's click, add-to-cart and
+ *   purchase are three kinds, not a repeat): weight 0, so it moves nothing;
  * - it clicks every result: in ≥ allClickedShare of its searches (at least
  *   allClickedMin of them, each showing ≥ allClickedMinShown) every shown
  *   item got feedback: weight 0;
@@ -32,6 +33,8 @@ export interface KeyStats {
   feedback: number;
   /** Distinct (query, item) pairs it gave feedback on. */
   distinctPairs: number;
+  /** Distinct (query, item, kind) it gave feedback on. */
+  distinctFeedback: number;
   /** Searches in which every shown result got feedback. */
   allClicked: number;
 }
@@ -52,7 +55,7 @@ export const clickRate = (k: KeyStats): number => (k.searches === 0 ? 0 : k.dist
 
 /** The weight of one key's evidence, given the median key's click rate. */
 export function verdict(k: KeyStats, medianRate: number): KeyVerdict {
-  if (k.feedback >= SPAM_RULES.repeatMin && k.feedback >= SPAM_RULES.repeatRatio * Math.max(1, k.distinctPairs))
+  if (k.feedback >= SPAM_RULES.repeatMin && k.feedback >= SPAM_RULES.repeatRatio * Math.max(1, k.distinctFeedback))
     return { weight: 0, reason: "repeated-feedback" };
   if (k.allClicked >= SPAM_RULES.allClickedMin && k.allClicked >= SPAM_RULES.allClickedShare * k.searches) return { weight: 0, reason: "clicks-every-result" };
   const limit = Math.max(SPAM_RULES.rateFloor, SPAM_RULES.rateOverMedian * medianRate);

@@ -5,11 +5,11 @@
  *
  * - Relevant: Exact and Partial. Judged: every item with a grade, Irrelevant
  *   included. An item never shown for the query, or shown where nobody looks,
- *   is unknown: the rewards count only judged items against a round
- *   (training/rewards.ts, core/reward.ts), so retrieving an item the old round
- *   never showed costs nothing ("missing"). `unknown: "irrelevant"` drops the
- *   judged sets, so every unjudged item counts as irrelevant (the
- *   comparison README "Learning from clicks" measures).
+ *   is unknown: the rewards count a retrieved unjudged item as a fraction
+ *   of a false positive (`unknownWeight`, training/rewards.ts and
+ *   core/reward.ts): 0 would make it free (the policy then retrieves
+ *   everything), 1 irrelevant (a round is punished for relevant items the
+ *   old round never showed); README "Learning from clicks" measures both.
  * - Clicks have no dev split: every clicked query trains. Dev stays the
  *   hand-labelled dev split when the folder has labels, and a query typed
  *   exactly as a dev query is left out of training (data discipline: dev is
@@ -23,8 +23,6 @@ import { type ClickRelevance, deriveClickRelevance } from "../clicks/derive.js";
 import { DataError, type Query } from "../data/types.js";
 import { readLines } from "../jsonl.js";
 
-export type UnknownItems = "missing" | "irrelevant";
-
 export interface ClickQueries {
   readonly train: Query[];
   readonly heldOut: Query[];
@@ -33,7 +31,15 @@ export interface ClickQueries {
   readonly stats: { readonly queries: number; readonly withoutRelevant: number; readonly devTexts: number; readonly unknownItems: number };
 }
 
-export const CLICK_SUPERVISION = { heldOutShare: 0.1, idPrefix: "click:" } as const;
+export const CLICK_SUPERVISION = {
+  heldOutShare: 0.1,
+  idPrefix: "click:",
+  /**
+   * What an unjudged retrieved item weighs in |I_ret| (0: missing, 1: irrelevant). Chosen on the WANDS training
+   * queries' labels, which the click-trained rounds never saw (README "Learning from clicks"); dev not consulted.
+   */
+  unknownWeight: 0.5,
+} as const;
 
 const derived = new Map<string, ClickRelevance>();
 

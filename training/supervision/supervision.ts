@@ -24,7 +24,7 @@ import type { ClickRelevance } from "../clicks/derive.js";
 import { dataSource, hasLabels as sourceHasLabels, streamSourceProducts } from "../data/dataset.js";
 import { DataError, type Dataset, NO_LABELS, type Product, type Query } from "../data/types.js";
 import { PSEUDO_QUERY_BUDGETS, type PseudoQuery, pseudoQueries } from "./catalog-queries.js";
-import { type ClickQueries, clickQueries, type UnknownItems } from "./clicks.js";
+import { type ClickQueries, clickQueries } from "./clicks.js";
 
 export const SUPERVISIONS = ["labels", "catalog", "labels+catalog", "clicks", "clicks+catalog"] as const;
 export type Supervision = (typeof SUPERVISIONS)[number];
@@ -56,13 +56,14 @@ export interface SupervisedQueries {
   /** Click supervision: the items judged per query; a query without an entry has every item judged. */
   readonly judged?: ReadonlyMap<string, ReadonlySet<string>>;
   /** Click queries in training and held out (held out only without labels), and what was left out. */
-  readonly clicks?: { readonly train: number; readonly heldOut: number; readonly unknown: UnknownItems } & ClickQueries["stats"];
+  readonly clicks?: { readonly train: number; readonly heldOut: number; readonly unknownWeight: number } & ClickQueries["stats"];
 }
 
 /** The click relevance a clicks run trains on, and how it treats unjudged items. */
 export interface ClickInput {
   readonly relevance: ClickRelevance;
-  readonly unknown: UnknownItems;
+  /** What an unjudged retrieved item weighs in |I_ret| (0: missing … 1: irrelevant). */
+  readonly unknownWeight: number;
 }
 
 const asQuery = (q: PseudoQuery): Query => ({ id: q.id, text: q.text, class: q.intent.type });
@@ -128,8 +129,8 @@ function fromClicks(
   );
   if (cq.train.length === 0) throw new DataError("the events give no query a relevant item: nothing to train on (npm run events:export reports what it holds)");
   const relevant = new Map<string, ReadonlySet<string>>([...dataset.relevant, ...cq.relevant]);
-  const judged = clicks.unknown === "missing" ? cq.judged : undefined;
-  const stats = { train: cq.train.length, heldOut: cq.heldOut.length, unknown: clicks.unknown, ...cq.stats };
+  const judged = clicks.unknownWeight < 1 ? cq.judged : undefined;
+  const stats = { train: cq.train.length, heldOut: cq.heldOut.length, unknownWeight: clicks.unknownWeight, ...cq.stats };
   const base = { dev: dev.length > 0 ? dev : cq.heldOut, ...(judged ? { judged } : {}), clicks: stats };
   if (supervision === "clicks") return { ...base, train: cq.train, relevant };
   const pq = pseudoQueries(dataset.products, seed, PSEUDO_QUERY_BUDGETS);
