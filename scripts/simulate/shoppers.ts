@@ -16,7 +16,8 @@ import type { Grade } from "../../training/data/types.js";
 import { type SimulationData, sendFeedback, simulatedIp } from "./traffic.js";
 
 export const SHOPPER_MODEL = {
-  resultsShown: 10,
+  /** A shop's first page of results: a product grid of 24 (shops show 24–48; a page of 10 is a web search's). */
+  resultsShown: 24,
   searchesPerUser: 3,
   /** Examination chance at rank k (1-based): (1/k)^examinationPower. */
   examinationPower: 1,
