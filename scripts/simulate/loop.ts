@@ -28,7 +28,7 @@ import { loadSimulationData, type SimulationData } from "./traffic.js";
 export const LOOP_DEFAULTS = {
   concurrency: 16,
   /** The interleaving phase: shoppers up to this many, the report read every `checkEveryUsers`. */
-  maxVerdictUsers: 6000,
+  maxVerdictUsers: 3000,
   checkEveryUsers: 200,
   trainRounds: 1,
 } as const;
