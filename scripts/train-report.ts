@@ -3,7 +3,8 @@
  * training run in artifacts/ — dev F1 over cumulative steps with phase and
  * round markers (cf. Fig. 3), keyword n-gram lengths and distinct keywords
  * per side by round (cf. Fig. 4), a Table-2-style table per round (train and
- * dev) and a Table-3-style summary of the ablation runs. Plots are Vega-Lite,
+ * dev), a Table-3-style summary of the ablation runs, and the simulated
+ * loop's learning curve from clicks (scripts/simulate/curve.ts). Plots are Vega-Lite,
  * rendered to inline SVG.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -20,6 +21,7 @@ import { dataDir, loadDataset } from "../training/data/dataset.js";
 import { evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { artifactsDir, listRounds, readRound } from "../training/round-artifact.js";
 import { runCli } from "./cli.js";
+import { curveSection } from "./simulate/curve.js";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -177,6 +179,8 @@ runCli(async () => {
 <table><tr><th>round</th><th>split</th>${TABLE2_COLUMNS.map((c) => `<th>${c}</th>`).join("")}<th>queries</th></tr>${tableRows.join("")}</table>
 <h2>Cross-validation over the training queries (held-out folds)</h2>
 ${cvTables.length > 0 ? cvTables.join("") : "<p>No cross-validation run: see <code>npm run train -- --cv 5</code>.</p>"}
+<h2>Learning from clicks (npm run simulate-loop)</h2>
+${await curveSection(root, svg)}
 <h2>Ablations (Table 3 style, dev split)</h2>
 ${ablations.length > 0 ? `<table><tr><th>variant</th><th>P</th><th>R</th><th>F1</th></tr>${ablations.join("")}</table>` : "<p>No ablation runs: see <code>npm run train -- --no-sft</code> and the other flags.</p>"}
 </body></html>`;

@@ -51,7 +51,7 @@ export function simulatedIp(userId: string): string {
 }
 
 /** A click as the page sends it: from the same user (its key is also the rate-limit key), retried while the search event is still being written. */
-async function sendFeedback(url: string, userId: string, body: unknown): Promise<boolean> {
+export async function sendFeedback(url: string, userId: string, body: unknown): Promise<boolean> {
   for (let attempt = 0; attempt < 4; attempt++) {
     const res = await fetch(`${url}/v1/feedback`, {
       method: "POST",
