@@ -15,6 +15,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { getHeapStatistics } from "node:v8";
 import { MultiBar, Presets } from "cli-progress";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
 import { CV_DEFAULTS, type CvProgress, type CvReport, crossValidate } from "../training/cv.js";
@@ -121,6 +122,18 @@ runCli(async () => {
     writeRound(buildRound0(dataset, split), root);
   }
   const t0 = performance.now();
+  // bench:train reads each phase's wall time, peak RSS so far and live heap from these lines (stderr, with COGR_REPORT_RSS).
+  let mark = 0; // performance.now() counts from the process start: "load" is startup, reading the data and any round 0 build
+  const phaseStats = (what: string) => {
+    if (!process.env.COGR_REPORT_RSS) return;
+    const now = performance.now();
+    const heapMb = getHeapStatistics().used_heap_size / 2 ** 20;
+    process.stderr.write(
+      `phase-stats ${what} s ${((now - mark) / 1000).toFixed(1)} peak-rss-kb ${process.resourceUsage().maxRSS} heap-mb ${heapMb.toFixed(0)}\n`,
+    );
+    mark = now;
+  };
+  phaseStats("load");
   const tty = process.stderr.isTTY;
   const bars = new MultiBar(
     { format: " {phase} [{bar}] {value}/{total} steps | {stat}", hideCursor: true, clearOnComplete: false, noTTYOutput: false },
@@ -134,6 +147,7 @@ runCli(async () => {
       prefix = `fold ${f}/${k} `;
     },
     phaseStart: (phase, steps) => {
+      phaseStats(`before-${phase}`);
       bar = tty ? bars.create(steps, 0, { phase: `${prefix}${phase}`.padEnd(8), stat: "" }) : null;
       if (!bar) console.log(`${prefix}${phase}: ${steps} steps`);
     },
@@ -147,6 +161,7 @@ runCli(async () => {
     },
     // Test hook: a real SIGKILL at a known point, to prove resumption (test/training/train.test.ts).
     checkpointed: (phase) => {
+      phaseStats(phase);
       if (process.env.COGR_TRAIN_KILL_AFTER === phase) process.kill(process.pid, "SIGKILL");
     },
   };

@@ -7,9 +7,10 @@
 import { getOrInsert } from "../core/collections.js";
 import { HINT_LIMITS, type HintSource, indexHintSource } from "../core/hints.js";
 import type { KeywordIndex } from "../core/inverted-index.js";
-import { type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
+import { decode } from "../core/policy.js";
+import { buildCandidates, type Candidate, type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
 import type { QueryGenerator } from "../core/query-generator.js";
-import { KEYWORD_RANKER } from "../core/ranker.js";
+import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
 import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
 import type { Rng } from "../core/rng.js";
 import { decodeQuery } from "../core/set-policy.js";
@@ -18,8 +19,10 @@ import { evaluateKeywords } from "./evaluate.js";
 import {
   buildItemIndex,
   carryOver,
+  DATA_LIMITS,
   decodeItemSets,
   decodeQueries,
+  itemCandidateInput,
   itemCandidates,
   itemIndexSets,
   itemSetsOf,
@@ -35,9 +38,37 @@ import { epochBatches, grpoStep, sftStep } from "./phase.js";
 import { FrozenIndex, itemRewardFn, queryRewardFn, transposedItemRewardFn } from "./rewards.js";
 import { type Round, readRound } from "./round-artifact.js";
 
+/**
+ * Built once per item sets: a phase's index and item-side vocabulary are
+ * those the evaluation after the previous phase built (and the round writer
+ * reuses the evaluation's). Keyed by the item sets' identity, so a new
+ * decoding builds anew and the old ones go with their item sets.
+ */
+interface Built {
+  index?: KeywordIndex;
+  ranker?: string;
+  vocab?: PolicyVocabulary;
+}
+const perItemSets = new WeakMap<object, Built>();
+const memo = (itemSets: ReadonlyArray<readonly string[]>): Built => getOrInsert(perItemSets, itemSets, (): Built => ({}));
+
 /** The index a round over these item sets ships: its word postings are opts.ranker's. */
-export const servedIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions) =>
-  buildItemIndex(data, itemSets, opts.ranker ?? KEYWORD_RANKER);
+export const servedIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions): KeywordIndex => {
+  const m = memo(itemSets);
+  const ranker = opts.ranker ?? KEYWORD_RANKER;
+  if (!m.index || m.ranker !== rankerName(ranker)) {
+    m.index = buildItemIndex(data, itemSets, ranker);
+    m.ranker = rankerName(ranker);
+  }
+  return m.index;
+};
+
+/** The item-side vocabulary of these item sets (training/vocabulary.ts), once. */
+export const itemVocabulary = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>): PolicyVocabulary => {
+  const m = memo(itemSets);
+  m.vocab ??= itemSideVocabulary(data, itemSets);
+  return m.vocab;
+};
 
 /**
  * The query policy's search hints over a served index (core/hints.ts), so
@@ -52,9 +83,9 @@ export const hintsOver = (index: KeywordIndex, opts: TrainOptions): HintSource |
  * vocabulary, a fixed reference, so the same recipe serves training,
  * decoding and resuming).
  */
-function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions) {
+function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions, keep?: (c: Candidate) => boolean) {
   const querySets = decodeQueries(state.query, baseQueryCandidates(data, opts));
-  return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)));
+  return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)), keep);
 }
 
 /**
@@ -65,11 +96,19 @@ function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opt
 const baseCandidates = new WeakMap<TrainData, ReturnType<typeof queryCandidateSets>>();
 const baseQueryCandidates = (data: TrainData, opts: TrainOptions) =>
   getOrInsert(baseCandidates, data, () =>
-    queryCandidateSets(data.train, itemSideVocabulary(data, data.baseItemSets), hintsOver(servedIndex(data, data.baseItemSets, opts), opts)),
+    queryCandidateSets(
+      data.train,
+      itemSideVocabulary(data, data.baseItemSets),
+      hintsOver(buildItemIndex(data, data.baseItemSets, opts.ranker ?? KEYWORD_RANKER), opts),
+    ),
   );
 
-const itemSetsFrom = (data: TrainData, policies: Pick<State, "query" | "item">, opts: TrainOptions): string[][] =>
-  decodeItemSets(policies.item, currentItemCandidates(data, policies, opts));
+/** The items' decoded sets, each item's candidates built, decoded and dropped in turn. */
+const itemSetsFrom = (data: TrainData, policies: Pick<State, "query" | "item">, opts: TrainOptions): string[][] => {
+  const querySets = decodeQueries(policies.query, baseQueryCandidates(data, opts));
+  const vocab = querySideVocabulary(data, queryIndexSets(data, querySets));
+  return data.items.map((_, j) => decode(policies.item, buildCandidates(vocab, itemCandidateInput(data, j)), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit));
+};
 
 /** Item sets decoded from the current policies (not read from a round), recording which policies decoded them. */
 export function decodeItems(data: TrainData, state: State, opts: TrainOptions): string[][] {
@@ -104,7 +143,7 @@ export const queryGenerator =
 
 export function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions) {
   const index = servedIndex(data, itemSets, opts);
-  const gen = queryGenerator(state, itemSideVocabulary(data, itemSets), hintsOver(index, opts));
+  const gen = queryGenerator(state, itemVocabulary(data, itemSets), hintsOver(index, opts));
   return { dev: evaluateKeywords(index, gen, data.dev, data.devLeftOut), train: evaluateKeywords(index, gen, data.train, data.trainLeftOut) };
 }
 
@@ -121,21 +160,33 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
       ),
     ),
   );
-  const iTargets = data.baseItemSets.map((s) => new Set(s));
-  const steps = opts.epochs.sft * (Math.ceil(qCands.length / TRAIN_DEFAULTS.batch.sft) + Math.ceil(iCands.length / TRAIN_DEFAULTS.batch.sft));
+  const steps = opts.epochs.sft * (Math.ceil(qCands.length / TRAIN_DEFAULTS.batch.sft) + Math.ceil(iCands.count / TRAIN_DEFAULTS.batch.sft));
   progress.phaseStart("sft", steps);
   for (let e = 0; e < opts.epochs.sft; e++) {
     for (const b of epochBatches(qCands.length, TRAIN_DEFAULTS.batch.sft, rng)) {
       progress.step({ loss: sftStep(state.query, state.checkpoint.query.adam, qCands, qTargets, b, TRAIN_DEFAULTS.lr.sft) });
     }
-    for (const b of epochBatches(iCands.length, TRAIN_DEFAULTS.batch.sft, rng)) {
-      progress.step({ loss: sftStep(state.item, state.checkpoint.item.adam, iCands, iTargets, b, TRAIN_DEFAULTS.lr.sft) });
+    for (const b of epochBatches(iCands.count, TRAIN_DEFAULTS.batch.sft, rng)) {
+      // The batch's candidates and targets at local positions 0..|b|−1, in batch order: the same sums as indexing the whole.
+      const local = b.map((_, j) => j);
+      const targets = b.map((i) => new Set(data.baseItemSets[i]));
+      progress.step({
+        loss: sftStep(
+          state.item,
+          state.checkpoint.item.adam,
+          b.map((i) => iCands.get(i)),
+          targets,
+          local,
+          TRAIN_DEFAULTS.lr.sft,
+        ),
+      });
     }
   }
+  iCands.close();
 }
 
 export function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): void {
-  const vocab = itemSideVocabulary(data, itemSets);
+  const vocab = itemVocabulary(data, itemSets);
   // One index for the hints and the phase's dev F1 (F1 is over I_ret(q), which the ranker does not move).
   const index = servedIndex(data, itemSets, opts);
   const hints = hintsOver(index, opts);
@@ -173,10 +224,10 @@ export function runItemPhase(
   // The frozen query index (Alg. 2, line 4): the current query policy against the current item index.
   const qIndexSets = queryIndexSets(
     data,
-    decodeQueries(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, itemSets), hintsOver(servedIndex(data, itemSets, opts), opts))),
+    decodeQueries(state.query, queryCandidateSets(data.train, itemVocabulary(data, itemSets), hintsOver(servedIndex(data, itemSets, opts), opts))),
   );
   const visible = new Set(qIndexSets.flat());
-  const cands = currentItemCandidates(data, state, opts).map((c) => c.filter((x) => visible.has(x.keyword)));
+  const cands = currentItemCandidates(data, state, opts, (x) => visible.has(x.keyword));
   const itemSetsWithNames = itemIndexSets(data, itemSets);
   let reward: (i: number, k: readonly string[]) => number;
   if (opts.ablations.itemReward === "transposed-f1") {
@@ -190,14 +241,30 @@ export function runItemPhase(
       new ItemRewardContext({ itemSets: itemSetsWithNames, itemNames: data.names, querySets: qIndexSets, relevant: data.train.map((q) => q.relevant) }),
     );
   }
-  const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.item);
+  const perEpoch = Math.ceil(cands.count / TRAIN_DEFAULTS.batch.item);
   progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
   for (let e = 0; e < opts.epochs.item; e++) {
-    for (const b of epochBatches(cands.length, TRAIN_DEFAULTS.batch.item, rng)) {
-      const s = grpoStep(state.item, state.checkpoint.item.adam, cands, b, reward, rng, { lr: TRAIN_DEFAULTS.lr.item, groupSize: TRAIN_DEFAULTS.groupSize });
+    for (const b of epochBatches(cands.count, TRAIN_DEFAULTS.batch.item, rng)) {
+      // Rollouts and rewards per batch: the batch's candidates at local positions, the reward told each one's item.
+      const local = b.map((_, j) => j);
+      const batchReward = (j: number, k: readonly string[]) => reward(b[j] as number, k);
+      const s = grpoStep(
+        state.item,
+        state.checkpoint.item.adam,
+        b.map((i) => cands.get(i)),
+        local,
+        batchReward,
+        rng,
+        {
+          lr: TRAIN_DEFAULTS.lr.item,
+          groupSize: TRAIN_DEFAULTS.groupSize,
+        },
+      );
       state.checkpoint.history.push({ step: ++state.checkpoint.step, phase: `item-${round}`, round, side: "item", meanReward: s.meanReward });
       progress.step({ meanReward: s.meanReward });
     }
   }
-  return carryOver(decodeItemSets(state.item, cands), itemSets, visible);
+  const decided = decodeItemSets(state.item, cands);
+  cands.close();
+  return carryOver(decided, itemSets, visible);
 }

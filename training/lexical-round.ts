@@ -7,9 +7,9 @@ import { policyGeneratorSpec } from "../core/query-generator.js";
 import { KEYWORD_RANKER } from "../core/ranker.js";
 import { REWARD_LIMITS } from "../core/reward.js";
 import { saveParams } from "./checkpoint.js";
-import { itemSideVocabulary, roundItems, type TrainData } from "./lexical-data.js";
+import { roundItems, type TrainData } from "./lexical-data.js";
 import { type State, TRAIN_DEFAULTS, type TrainOptions } from "./lexical-options.js";
-import { servedIndex } from "./lexical-phases.js";
+import { itemVocabulary, servedIndex } from "./lexical-phases.js";
 import { writeRound } from "./round-artifact.js";
 import { PSEUDO_QUERY_BUDGETS } from "./supervision/catalog-queries.js";
 
@@ -23,7 +23,7 @@ export function writeTrainedRound(
   summary: { dev: MetricSummary; train: MetricSummary },
   pseudo?: { readonly train: number; readonly heldOut: number },
 ): void {
-  const vocab = itemSideVocabulary(data, itemSets);
+  const vocab = itemVocabulary(data, itemSets);
   const supervision = opts.supervision ?? "labels";
   const phases = state.checkpoint.phaseMetrics.filter((m) => m.round === round);
   writeRound(

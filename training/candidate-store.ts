@@ -1,0 +1,130 @@
+/**
+ * A phase's candidates for every item (core/policy-candidates.ts), built
+ * once per phase and read back per batch. Building them costs about 0.2 ms
+ * an item, too much to repeat every epoch; holding them as objects costs
+ * about 500 bytes a candidate (64 an item), 3 GB at 100k items. Up to
+ * `inMemoryCandidates` they stay objects (WANDS: 12,304 × ≤ 64); beyond, they
+ * are packed into a temporary file, one record an item (the keyword's UTF-8,
+ * its df, the masks of its non-zero and non-one features and the non-one
+ * values as float64, so every feature reads back bit for bit), read back by
+ * positioned reads per batch. Memory is then the item offsets (8 bytes an
+ * item) and one batch.
+ */
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Candidate } from "../core/policy-candidates.js";
+import { FEATURE_COUNT } from "../core/policy-features.js";
+
+export const CANDIDATE_BUDGETS = { inMemoryCandidates: 1_500_000, maxCandidatesPerItem: 64, writeBufferBytes: 1 << 22 } as const;
+
+export interface CandidateStore {
+  readonly count: number;
+  /** Item j's candidates, in their built order. */
+  get(j: number): Candidate[];
+  /** Frees what the store holds (its file). */
+  close(): void;
+}
+
+/** Builds every item's candidates once: `build(j)` for j in 0..count−1, in order. */
+export function buildCandidateStore(count: number, build: (j: number) => Candidate[], budget: number = CANDIDATE_BUDGETS.inMemoryCandidates): CandidateStore {
+  if (count * CANDIDATE_BUDGETS.maxCandidatesPerItem <= budget) {
+    const all = Array.from({ length: count }, (_, j) => build(j));
+    return { count, get: (j) => all[j] as Candidate[], close: () => {} };
+  }
+  return FileCandidateStore.write(count, build);
+}
+
+const MASK_WORDS = Math.ceil(FEATURE_COUNT / 32);
+
+class FileCandidateStore implements CandidateStore {
+  private constructor(
+    readonly count: number,
+    private readonly dir: string,
+    private readonly fd: number,
+    private readonly offsets: Float64Array,
+  ) {}
+
+  static write(count: number, build: (j: number) => Candidate[]): FileCandidateStore {
+    const dir = mkdtempSync(join(tmpdir(), "cogr-candidates-"));
+    const fd = openSync(join(dir, "candidates.bin"), "w+");
+    const offsets = new Float64Array(count + 1);
+    let buf = Buffer.alloc(CANDIDATE_BUDGETS.writeBufferBytes);
+    let used = 0;
+    let written = 0;
+    const flush = () => {
+      writeSync(fd, buf, 0, used, written);
+      written += used;
+      used = 0;
+    };
+    for (let j = 0; j < count; j++) {
+      const cands = build(j);
+      // An upper bound of the record: 4 + per candidate 2 + UTF-8 (≤ 3 bytes a UTF-16 unit) + 4 + masks + values.
+      const need = 4 + cands.reduce((s, c) => s + 6 + 3 * c.keyword.length + 16 * MASK_WORDS + 8 * FEATURE_COUNT, 0);
+      if (used + need > buf.length) flush();
+      if (need > buf.length) buf = Buffer.alloc(need);
+      used = buf.writeUInt32LE(cands.length, used);
+      for (const c of cands) used = encode(buf, used, c);
+      offsets[j + 1] = written + used;
+    }
+    flush();
+    return new FileCandidateStore(count, dir, fd, offsets);
+  }
+
+  get(j: number): Candidate[] {
+    const from = this.offsets[j] as number;
+    const bytes = (this.offsets[j + 1] as number) - from;
+    const buf = Buffer.alloc(bytes);
+    readSync(this.fd, buf, 0, bytes, from);
+    const n = buf.readUInt32LE(0);
+    const out: Candidate[] = [];
+    let at = 4;
+    for (let c = 0; c < n; c++) {
+      const len = buf.readUInt16LE(at);
+      const keyword = buf.toString("utf8", at + 2, at + 2 + len);
+      at += 2 + len;
+      const df = buf.readUInt32LE(at);
+      at += 4;
+      const nz: number[] = [];
+      const real: number[] = [];
+      for (let w = 0; w < MASK_WORDS; w++) nz.push(buf.readUInt32LE(at + 4 * w));
+      at += 4 * MASK_WORDS;
+      for (let w = 0; w < MASK_WORDS; w++) real.push(buf.readUInt32LE(at + 4 * w));
+      at += 4 * MASK_WORDS;
+      const features = new Array<number>(FEATURE_COUNT).fill(0);
+      for (let f = 0; f < FEATURE_COUNT; f++) {
+        const bit = 1 << (f % 32);
+        if (((real[f >> 5] as number) & bit) !== 0) {
+          features[f] = buf.readDoubleLE(at);
+          at += 8;
+        } else if (((nz[f >> 5] as number) & bit) !== 0) features[f] = 1;
+      }
+      out.push({ keyword, features, df });
+    }
+    return out;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function encode(buf: Buffer, at: number, c: Candidate): number {
+  const len = buf.write(c.keyword, at + 2, "utf8");
+  buf.writeUInt16LE(len, at);
+  let p = buf.writeUInt32LE(c.df ?? 0, at + 2 + len);
+  const nz = new Array<number>(MASK_WORDS).fill(0);
+  const real = new Array<number>(MASK_WORDS).fill(0);
+  c.features.forEach((x, f) => {
+    if (x === 0) return;
+    nz[f >> 5] = (nz[f >> 5] as number) | (1 << (f % 32));
+    if (x !== 1) real[f >> 5] = (real[f >> 5] as number) | (1 << (f % 32));
+  });
+  for (const m of nz) p = buf.writeUInt32LE(m >>> 0, p);
+  for (const m of real) p = buf.writeUInt32LE(m >>> 0, p);
+  c.features.forEach((x) => {
+    if (x !== 0 && x !== 1) p = buf.writeDoubleLE(x, p);
+  });
+  return p;
+}
