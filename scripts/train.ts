@@ -2,7 +2,7 @@
  * `npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0]
  *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints]
  *   [--query-decoding independent|sequential]
- *   [--ranker R] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog]`
+ *   [--ranker R] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog] [--workers N]`
  * Resumable: a killed run continues from its last completed phase. Ablations
  * write their rounds under artifacts/ablations/<name>/ so the main rounds stay.
  * With --cv K, k-fold cross-validation over the training queries first
@@ -34,7 +34,7 @@ const VERL_USAGE =
 const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
   "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints] [--query-decoding independent|sequential] " +
-  '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog]';
+  '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog] [--workers N]';
 
 function ablationName(a: Ablations, decoding: TrainOptions["queryDecoding"]): string | null {
   const parts = [
@@ -73,6 +73,7 @@ runCli(async () => {
       cv: { type: "string" },
       "cv-only": { type: "boolean" },
       supervision: { type: "string" },
+      workers: { type: "string" },
     },
     `${USAGE}\n       ${VERL_USAGE}`,
   );
@@ -179,6 +180,7 @@ runCli(async () => {
     // Only when asked: the default's checkpoints and rounds stay those of a run without the flag.
     ...(decoding === "sequential" ? { queryDecoding: decoding } : {}),
     ...(supervision !== "labels" ? { supervision } : {}),
+    ...(args.workers !== undefined ? { workers: intOption("workers", args.workers, 1, 1) } : {}),
   };
   let cv: CvReport | null = null;
   if (folds !== null) {

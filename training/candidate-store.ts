@@ -22,6 +22,10 @@ export interface CandidateStore {
   readonly count: number;
   /** Item j's candidates, in their built order. */
   get(j: number): Candidate[];
+  /** How many candidates item j has. */
+  size(j: number): number;
+  /** Where a file-backed store lives, for another thread to open it read-only (openCandidateFile). */
+  readonly file?: CandidateFile;
   /** Frees what the store holds (its file). */
   close(): void;
 }
@@ -30,25 +34,46 @@ export interface CandidateStore {
 export function buildCandidateStore(count: number, build: (j: number) => Candidate[], budget: number = CANDIDATE_BUDGETS.inMemoryCandidates): CandidateStore {
   if (count * CANDIDATE_BUDGETS.maxCandidatesPerItem <= budget) {
     const all = Array.from({ length: count }, (_, j) => build(j));
-    return { count, get: (j) => all[j] as Candidate[], close: () => {} };
+    return { count, get: (j) => all[j] as Candidate[], size: (j) => (all[j] as Candidate[]).length, close: () => {} };
   }
   return FileCandidateStore.write(count, build);
+}
+
+export interface CandidateFile {
+  readonly path: string;
+  /** Item j's record is bytes [offsets[j], offsets[j + 1]). */
+  readonly offsets: Float64Array;
+  readonly sizes: Uint16Array;
+}
+
+/** Another thread's read-only view of a file-backed store (its owner closes it). */
+export function openCandidateFile(file: CandidateFile): CandidateStore {
+  return new FileCandidateStore(file.sizes.length, null, openSync(file.path, "r"), file);
 }
 
 const MASK_WORDS = Math.ceil(FEATURE_COUNT / 32);
 
 class FileCandidateStore implements CandidateStore {
-  private constructor(
+  private readonly offsets: Float64Array;
+  constructor(
     readonly count: number,
-    private readonly dir: string,
+    private readonly dir: string | null,
     private readonly fd: number,
-    private readonly offsets: Float64Array,
-  ) {}
+    readonly file: CandidateFile,
+  ) {
+    this.offsets = file.offsets;
+  }
+
+  size(j: number): number {
+    return this.file.sizes[j] as number;
+  }
 
   static write(count: number, build: (j: number) => Candidate[]): FileCandidateStore {
     const dir = mkdtempSync(join(tmpdir(), "cogr-candidates-"));
-    const fd = openSync(join(dir, "candidates.bin"), "w+");
+    const path = join(dir, "candidates.bin");
+    const fd = openSync(path, "w+");
     const offsets = new Float64Array(count + 1);
+    const sizes = new Uint16Array(count);
     let buf = Buffer.alloc(CANDIDATE_BUDGETS.writeBufferBytes);
     let used = 0;
     let written = 0;
@@ -64,11 +89,12 @@ class FileCandidateStore implements CandidateStore {
       if (used + need > buf.length) flush();
       if (need > buf.length) buf = Buffer.alloc(need);
       used = buf.writeUInt32LE(cands.length, used);
+      sizes[j] = cands.length;
       for (const c of cands) used = encode(buf, used, c);
       offsets[j + 1] = written + used;
     }
     flush();
-    return new FileCandidateStore(count, dir, fd, offsets);
+    return new FileCandidateStore(count, dir, fd, { path, offsets, sizes });
   }
 
   get(j: number): Candidate[] {
@@ -106,7 +132,7 @@ class FileCandidateStore implements CandidateStore {
 
   close(): void {
     closeSync(this.fd);
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }
 }
 

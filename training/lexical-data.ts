@@ -115,11 +115,15 @@ export function querySideVocabulary(data: TrainData, querySets: ReadonlyArray<re
 }
 
 /** Every item's candidates against `vocab`, each kept only where `keep` says (training/candidate-store.ts holds them). */
-export function itemCandidates(data: TrainData, vocab: PolicyVocabulary, keep?: (c: Candidate) => boolean): CandidateStore {
-  return buildCandidateStore(data.items.length, (j) => {
-    const all = buildCandidates(vocab, itemCandidateInput(data, j));
-    return keep ? all.filter(keep) : all;
-  });
+export function itemCandidates(data: TrainData, vocab: PolicyVocabulary, keep?: (c: Candidate) => boolean, budget?: number): CandidateStore {
+  return buildCandidateStore(
+    data.items.length,
+    (j) => {
+      const all = buildCandidates(vocab, itemCandidateInput(data, j));
+      return keep ? all.filter(keep) : all;
+    },
+    budget,
+  );
 }
 
 /** The queries' candidates; with `hints`, each query's first pass over the item index (core/hints.ts). */

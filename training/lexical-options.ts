@@ -47,6 +47,13 @@ export interface TrainOptions {
    * hand labels (default), pseudo-queries from the catalogue alone, or both.
    */
   readonly supervision?: Supervision;
+  /**
+   * Run the item phase's GRPO data-parallel on this many worker threads
+   * (training/parallel/): chunked map and ordered reduce, so the rounds are
+   * the same for any number ≥ 1 (they differ from the serial default's in
+   * the last bits: other seeds per chunk and another order of the sums).
+   */
+  readonly workers?: number;
 }
 
 export interface TrainProgress {

@@ -34,6 +34,7 @@ import {
   type TrainData,
 } from "./lexical-data.js";
 import { phasesOf, type State, TRAIN_DEFAULTS, type TrainOptions, type TrainProgress } from "./lexical-options.js";
+import { ParallelItemPhase } from "./parallel/item-phase.js";
 import { epochBatches, grpoStep, sftStep } from "./phase.js";
 import { FrozenIndex, itemRewardFn, queryRewardFn, transposedItemRewardFn } from "./rewards.js";
 import { type Round, readRound } from "./round-artifact.js";
@@ -83,9 +84,9 @@ export const hintsOver = (index: KeywordIndex, opts: TrainOptions): HintSource |
  * vocabulary, a fixed reference, so the same recipe serves training,
  * decoding and resuming).
  */
-function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions, keep?: (c: Candidate) => boolean) {
+function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions, keep?: (c: Candidate) => boolean, budget?: number) {
   const querySets = decodeQueries(state.query, baseQueryCandidates(data, opts));
-  return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)), keep);
+  return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)), keep, budget);
 }
 
 /**
@@ -227,42 +228,44 @@ export function runItemPhase(
     decodeQueries(state.query, queryCandidateSets(data.train, itemVocabulary(data, itemSets), hintsOver(servedIndex(data, itemSets, opts), opts))),
   );
   const visible = new Set(qIndexSets.flat());
-  const cands = currentItemCandidates(data, state, opts, (x) => visible.has(x.keyword));
-  const itemSetsWithNames = itemIndexSets(data, itemSets);
-  let reward: (i: number, k: readonly string[]) => number;
+  // Data-parallel (--workers N, the default reward only): the workers read the candidates from a file.
+  const parallel = opts.workers !== undefined && opts.ablations.itemReward !== "transposed-f1";
+  const cands = currentItemCandidates(data, state, opts, (x) => visible.has(x.keyword), parallel ? 0 : undefined);
+  const rewardInput = { itemSets: itemIndexSets(data, itemSets), itemNames: data.names, querySets: qIndexSets, relevant: data.train.map((q) => q.relevant) };
+  let reward: (i: number, k: readonly string[]) => number = () => 0;
   if (opts.ablations.itemReward === "transposed-f1") {
     const relQ = new Map<number, Set<number>>();
     data.train.forEach((q, j) => {
       for (const i of q.relevant) relQ.set(i, (relQ.get(i) ?? new Set()).add(j));
     });
     reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
-  } else {
-    reward = itemRewardFn(
-      new ItemRewardContext({ itemSets: itemSetsWithNames, itemNames: data.names, querySets: qIndexSets, relevant: data.train.map((q) => q.relevant) }),
-    );
-  }
+  } else if (!parallel) reward = itemRewardFn(new ItemRewardContext(rewardInput));
+  const workers = parallel ? new ParallelItemPhase(opts.workers as number, cands, rewardInput, state.item, TRAIN_DEFAULTS.groupSize) : null;
   const perEpoch = Math.ceil(cands.count / TRAIN_DEFAULTS.batch.item);
   progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
-  for (let e = 0; e < opts.epochs.item; e++) {
-    for (const b of epochBatches(cands.count, TRAIN_DEFAULTS.batch.item, rng)) {
-      // Rollouts and rewards per batch: the batch's candidates at local positions, the reward told each one's item.
-      const local = b.map((_, j) => j);
-      const batchReward = (j: number, k: readonly string[]) => reward(b[j] as number, k);
-      const s = grpoStep(
-        state.item,
-        state.checkpoint.item.adam,
-        b.map((i) => cands.get(i)),
-        local,
-        batchReward,
-        rng,
-        {
-          lr: TRAIN_DEFAULTS.lr.item,
-          groupSize: TRAIN_DEFAULTS.groupSize,
-        },
-      );
-      state.checkpoint.history.push({ step: ++state.checkpoint.step, phase: `item-${round}`, round, side: "item", meanReward: s.meanReward });
-      progress.step({ meanReward: s.meanReward });
+  try {
+    for (let e = 0; e < opts.epochs.item; e++) {
+      for (const b of epochBatches(cands.count, TRAIN_DEFAULTS.batch.item, rng)) {
+        // Rollouts and rewards per batch: the batch's candidates at local positions, the reward told each one's item.
+        const batchReward = (j: number, k: readonly string[]) => reward(b[j] as number, k);
+        const lr = TRAIN_DEFAULTS.lr.item;
+        const s = workers
+          ? workers.step(state.item, state.checkpoint.item.adam, b, rng, lr)
+          : grpoStep(
+              state.item,
+              state.checkpoint.item.adam,
+              b.map((i) => cands.get(i)),
+              b.map((_, j) => j),
+              batchReward,
+              rng,
+              { lr, groupSize: TRAIN_DEFAULTS.groupSize },
+            );
+        state.checkpoint.history.push({ step: ++state.checkpoint.step, phase: `item-${round}`, round, side: "item", meanReward: s.meanReward });
+        progress.step({ meanReward: s.meanReward });
+      }
     }
+  } finally {
+    workers?.close();
   }
   const decided = decodeItemSets(state.item, cands);
   cands.close();

@@ -41,6 +41,8 @@ export function writeTrainedRound(
         ranker: opts.ranker ?? KEYWORD_RANKER,
         queryDecoding: opts.queryDecoding ?? "independent",
         supervision,
+        // Data-parallel item phases (training/parallel/): recorded without the worker count, which does not change the round.
+        ...(opts.workers !== undefined ? { itemPhase: "map-reduce" } : {}),
         ...(pseudo ? { pseudoQueries: { ...pseudo, budgets: PSEUDO_QUERY_BUDGETS } } : {}),
       },
       items: roundItems(data, itemSets),
