@@ -67,7 +67,15 @@ runCli(async () => {
     row("build-round --round 0", await step("build-round", ["--round", "0", "--seed", String(seed)], env));
     const ev0 = await step("eval", ["--method", "keywords", "--round", "0", "--json"], env);
     row("eval round 0 (dev)", ev0, `F1 ${f1Of(ev0).toFixed(4)}`);
-    const train = await step("train", ["--backend", "lexical", "--rounds", "1", "--seed", String(seed), ...workers], env, { allowFailure: true });
+    // --expose-gc: the phase lines report the live heap after a full collection.
+    const train = await step(
+      "train",
+      ["--backend", "lexical", "--rounds", "1", "--seed", String(seed), ...workers],
+      { ...env, NODE_OPTIONS: "--expose-gc" },
+      {
+        allowFailure: true,
+      },
+    );
     for (const p of phaseLines(train.err)) row(`  train: ${p.phase}`, p, "", String(p.heapMb));
     if (train.code !== 0) {
       row("train --rounds 1", train, `FAILED (exit ${train.code}): ${train.err.trim().split("\n").slice(-2).join(" | ").slice(0, 200)}`);

@@ -128,6 +128,8 @@ runCli(async () => {
   const phaseStats = (what: string) => {
     if (!process.env.COGR_REPORT_RSS) return;
     const now = performance.now();
+    // Live heap: after a full collection when node runs with --expose-gc (bench:train does), else what is allocated.
+    (globalThis as { gc?: () => void }).gc?.();
     const heapMb = getHeapStatistics().used_heap_size / 2 ** 20;
     process.stderr.write(
       `phase-stats ${what} s ${((now - mark) / 1000).toFixed(1)} peak-rss-kb ${process.resourceUsage().maxRSS} heap-mb ${heapMb.toFixed(0)}\n`,

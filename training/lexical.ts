@@ -21,7 +21,7 @@ import { phaseName, phaseRound, phasesOf, type State, type TrainOptions, type Tr
 import { decodeItems, evaluate, initialItemSets, runItemPhase, runQueryPhase, runSft } from "./lexical-phases.js";
 import { writeTrainedRound } from "./lexical-round.js";
 import { newAdamState } from "./optimizer.js";
-import { readRound, readRoundFile } from "./round-artifact.js";
+import { type Round, readRound, readRoundFile } from "./round-artifact.js";
 import { supervisedQueries } from "./supervision/supervision.js";
 
 /** A hand-set prior standing in for an un-tuned base model (--no-sft): keep the input's strongest n-grams. */
@@ -34,20 +34,23 @@ function basePrior(): PolicyParams {
 }
 
 export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: TrainProgress): { rounds: number[]; history: HistoryPoint[] } {
-  const start = readRound(opts.fromRound, opts.artifactsRoot);
-  const queries = supervisedQueries(dataset, start.manifest.split, opts.supervision ?? "labels", opts.seed);
+  // The starting round whole (its items and index) only until the training view and the first item sets are made.
+  let start: Round | null = readRound(opts.fromRound, opts.artifactsRoot);
+  const startManifest = start.manifest;
+  const queries = supervisedQueries(dataset, startManifest.split, opts.supervision ?? "labels", opts.seed);
   const data = prepareData(dataset, start, queries);
   // A checkpoint resumes only the same run: options, data, starting round and policy format (a new feature set restarts);
   // with pseudo-queries, the same ones (a changed construction restarts).
   const policy = { version: POLICY_VERSION, features: FEATURES };
   const asked = [...queries.train, ...queries.dev].map((q) => [q.text, [...(queries.relevant.get(q.id) ?? [])]]);
   const pseudo = queries.pseudo ? { pseudo: createHash("sha256").update(JSON.stringify(asked)).digest("hex") } : {};
-  const configKey = JSON.stringify({ opts: { ...opts, artifactsRoot: undefined }, data: dataset.dir, start: start.manifest.checksums, policy, ...pseudo });
+  const configKey = JSON.stringify({ opts: { ...opts, artifactsRoot: undefined }, data: dataset.dir, start: startManifest.checksums, policy, ...pseudo });
   const ckptPath = join(opts.artifactsRoot, "train", "lexical", "checkpoint.json");
   const state = restore(ckptPath, configKey, opts);
   const rng = new Rng(state.checkpoint.rng);
   const written: number[] = [];
   let itemSets = initialItemSets(data, state, start, opts);
+  start = null;
 
   for (const p of phasesOf(opts)) {
     const phase = phaseName(p);
@@ -73,7 +76,7 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
     state.checkpoint.phaseMetrics.push({ phase, round, dev: summary.dev, train: summary.train });
     progress.phaseEnd(phase, summary);
     if (writesRound(p, opts)) {
-      writeTrainedRound(data, state, itemSets, round, start.manifest.split, opts, summary, queries.pseudo);
+      writeTrainedRound(data, state, itemSets, round, startManifest.split, opts, summary, queries.pseudo);
       written.push(round);
     }
     state.checkpoint.completed.push(phase);
