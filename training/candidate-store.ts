@@ -12,7 +12,7 @@
  */
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Candidate } from "../core/policy-candidates.js";
 import { FEATURE_COUNT } from "../core/policy-features.js";
 
@@ -44,6 +44,49 @@ export interface CandidateFile {
   /** Item j's record is bytes [offsets[j], offsets[j + 1]). */
   readonly offsets: Float64Array;
   readonly sizes: Uint16Array;
+}
+
+/** Writes a packed file of `build(0..count−1)` and closes it (a worker thread's share, joined by joinCandidateFiles). */
+export function writeCandidateFile(count: number, build: (j: number) => Candidate[]): CandidateFile {
+  const store = FileCandidateStore.write(count, build);
+  store.release();
+  return store.file;
+}
+
+/**
+ * One store of several packed files written in item order (the shards of
+ * training/parallel/candidates.ts): their bytes appended into one file, their
+ * offsets shifted; the parts are removed.
+ */
+export function joinCandidateFiles(parts: readonly CandidateFile[]): CandidateStore {
+  const count = parts.reduce((s, p) => s + p.sizes.length, 0);
+  const dir = mkdtempSync(join(tmpdir(), "cogr-candidates-"));
+  const path = join(dir, "candidates.bin");
+  const fd = openSync(path, "w+");
+  const offsets = new Float64Array(count + 1);
+  const sizes = new Uint16Array(count);
+  let at = 0;
+  let bytes = 0;
+  for (const part of parts) {
+    const n = part.sizes.length;
+    const length = part.offsets[n] as number;
+    // Copied a buffer at a time: a shard's file can be gigabytes.
+    const from = openSync(part.path, "r");
+    const buf = Buffer.alloc(CANDIDATE_BUDGETS.writeBufferBytes);
+    for (let done = 0; done < length; ) {
+      const got = readSync(from, buf, 0, Math.min(buf.length, length - done), done);
+      if (got === 0) throw new Error(`${part.path}: ends at ${done} bytes, its offsets say ${length}`);
+      writeSync(fd, buf, 0, got, bytes + done);
+      done += got;
+    }
+    closeSync(from);
+    for (let j = 0; j < n; j++) offsets[at + j + 1] = bytes + (part.offsets[j + 1] as number);
+    sizes.set(part.sizes, at);
+    at += n;
+    bytes += length;
+    rmSync(dirname(part.path), { recursive: true, force: true });
+  }
+  return new FileCandidateStore(count, dir, fd, { path, offsets, sizes });
 }
 
 /** Another thread's read-only view of a file-backed store (its owner closes it). */
@@ -133,6 +176,11 @@ class FileCandidateStore implements CandidateStore {
   close(): void {
     closeSync(this.fd);
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Closes the file but keeps it, for its new owner. */
+  release(): void {
+    closeSync(this.fd);
   }
 }
 

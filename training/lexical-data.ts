@@ -48,9 +48,13 @@ export interface TrainData {
 }
 
 /** What an item's candidates are built from (core/policy-candidates.ts): its segments, core words and n-gram prior. */
-export function itemCandidateInput(data: TrainData, j: number): CandidateInput {
-  const segs = itemSegments((data.items[j] as TrainItem).product);
-  const scored = scoreNgrams(segs, data.ngramDf, data.items.length).slice(0, DATA_LIMITS.ngramCandidatesPerItem);
+export const itemCandidateInput = (data: TrainData, j: number): CandidateInput =>
+  candidateInputOf((data.items[j] as TrainItem).product, data.ngramDf, data.items.length);
+
+/** The same from a product alone, the catalogue's n-gram df and its size (what a worker thread holds, training/parallel/). */
+export function candidateInputOf(product: Product, ngramDf: ReadonlyMap<string, number>, itemCount: number): CandidateInput {
+  const segs = itemSegments(product);
+  const scored = scoreNgrams(segs, ngramDf, itemCount).slice(0, DATA_LIMITS.ngramCandidatesPerItem);
   const top = scored[0]?.[1] ?? 1;
   const core = segs.filter((s) => s.field === "name" || s.field === "class" || s.field === "category").flatMap((s) => s.words);
   return { segments: segs, coreWords: core, ngramPrior: new Map(scored.map(([g, s]) => [g, s / top])) };

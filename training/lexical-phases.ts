@@ -34,6 +34,7 @@ import {
   type TrainData,
 } from "./lexical-data.js";
 import { phasesOf, type State, TRAIN_DEFAULTS, type TrainOptions, type TrainProgress } from "./lexical-options.js";
+import { ParallelCandidates } from "./parallel/candidates.js";
 import { ParallelItemPhase } from "./parallel/item-phase.js";
 import { epochBatches, grpoStep, sftStep } from "./phase.js";
 import { FrozenIndex, itemRewardFn, queryRewardFn, transposedItemRewardFn } from "./rewards.js";
@@ -84,9 +85,28 @@ export const hintsOver = (index: KeywordIndex, opts: TrainOptions): HintSource |
  * vocabulary, a fixed reference, so the same recipe serves training,
  * decoding and resuming).
  */
-function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions, keep?: (c: Candidate) => boolean, budget?: number) {
+function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions, keep: ReadonlySet<string> | null, budget?: number) {
   const querySets = decodeQueries(state.query, baseQueryCandidates(data, opts));
-  return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)), keep, budget);
+  return storeCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)), keep, opts, budget);
+}
+
+/**
+ * With --workers N, item candidates are built on N worker threads
+ * (training/parallel/candidates.ts), started once per run; closeWorkers ends them.
+ */
+const candidateWorkers = new WeakMap<TrainData, ParallelCandidates>();
+const parallelCandidates = (data: TrainData, opts: TrainOptions): ParallelCandidates | null =>
+  opts.workers === undefined ? null : getOrInsert(candidateWorkers, data, () => new ParallelCandidates(data, opts.workers as number));
+export function closeWorkers(data: TrainData): void {
+  candidateWorkers.get(data)?.close();
+  candidateWorkers.delete(data);
+}
+
+/** Every item's candidates against `vocab`, those `keep` holds (all without it), in a store (training/candidate-store.ts). */
+function storeCandidates(data: TrainData, vocab: PolicyVocabulary, keep: ReadonlySet<string> | null, opts: TrainOptions, budget?: number) {
+  const par = parallelCandidates(data, opts);
+  if (par) return par.store(vocab, keep);
+  return itemCandidates(data, vocab, keep ? (c: Candidate) => keep.has(c.keyword) : undefined, budget);
 }
 
 /**
@@ -108,6 +128,8 @@ const baseQueryCandidates = (data: TrainData, opts: TrainOptions) =>
 const itemSetsFrom = (data: TrainData, policies: Pick<State, "query" | "item">, opts: TrainOptions): string[][] => {
   const querySets = decodeQueries(policies.query, baseQueryCandidates(data, opts));
   const vocab = querySideVocabulary(data, queryIndexSets(data, querySets));
+  const par = parallelCandidates(data, opts);
+  if (par) return par.decode(vocab, policies.item, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit);
   return data.items.map((_, j) => decode(policies.item, buildCandidates(vocab, itemCandidateInput(data, j)), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit));
 };
 
@@ -151,7 +173,7 @@ export function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<
 export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptions, progress: TrainProgress): void {
   const qCands = baseQueryCandidates(data, opts);
   const qTargets = sftQueryTargets(data, data.baseItemSets);
-  const iCands = itemCandidates(
+  const iCands = storeCandidates(
     data,
     querySideVocabulary(
       data,
@@ -160,6 +182,8 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
         qTargets.map((t) => [...t]),
       ),
     ),
+    null,
+    opts,
   );
   const steps = opts.epochs.sft * (Math.ceil(qCands.length / TRAIN_DEFAULTS.batch.sft) + Math.ceil(iCands.count / TRAIN_DEFAULTS.batch.sft));
   progress.phaseStart("sft", steps);
@@ -230,7 +254,7 @@ export function runItemPhase(
   const visible = new Set(qIndexSets.flat());
   // Data-parallel (--workers N, the default reward only): the workers read the candidates from a file.
   const parallel = opts.workers !== undefined && opts.ablations.itemReward !== "transposed-f1";
-  const cands = currentItemCandidates(data, state, opts, (x) => visible.has(x.keyword), parallel ? 0 : undefined);
+  const cands = currentItemCandidates(data, state, opts, visible, parallel ? 0 : undefined);
   const rewardInput = { itemSets: itemIndexSets(data, itemSets), itemNames: data.names, querySets: qIndexSets, relevant: data.train.map((q) => q.relevant) };
   let reward: (i: number, k: readonly string[]) => number = () => 0;
   if (opts.ablations.itemReward === "transposed-f1") {

@@ -66,6 +66,21 @@ describe("data-parallel item phase", () => {
     expect(items2).not.toEqual(items0);
   });
 
+  it("builds and decodes item candidates on worker threads exactly as one thread does", () => {
+    // Frozen items: no item phase, so every difference would come from the candidates (SFT's, and the decoding pass's).
+    const synth = writeSyntheticWands(150);
+    const args = ["--backend", "lexical", "--rounds", "1", "--epochs-query", "1", "--seed", "3", "--freeze-items"];
+    const serial = mkdtempSync(join(tmpdir(), "cogr-par-s-"));
+    const threads = mkdtempSync(join(tmpdir(), "cogr-par-t-"));
+    expect(runScript("train.ts", args, { COGR_DATA: synth.dir, COGR_ARTIFACTS: serial }).status).toBe(0);
+    const r = runScript("train.ts", [...args, "--workers", "2"], { COGR_DATA: synth.dir, COGR_ARTIFACTS: threads });
+    expect(r.stderr).toBe("");
+    const a = readRound(1, join(serial, "ablations", "freeze-items")).manifest;
+    const b = readRound(1, join(threads, "ablations", "freeze-items")).manifest;
+    expect(Object.keys(b.checksums).length).toBeGreaterThanOrEqual(4);
+    expect(b.checksums).toEqual(a.checksums);
+  });
+
   it("refuses a worker count below 1 in one line", () => {
     const r = runScript("train.ts", ["--backend", "lexical", "--workers", "0"], { COGR_DATA: writeSyntheticWands(40).dir });
     expect(r.status).toBe(1);
