@@ -3,6 +3,7 @@
  * with their text segments, the train/dev queries of the round's split, and
  * the decoded keyword sets each side's policy produces.
  */
+import { getOrInsert } from "../core/collections.js";
 import { countItemNgrams, extractKeywords, itemSegments, scoreNgrams } from "../core/extract.js";
 import type { HintSource } from "../core/hints.js";
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
@@ -14,7 +15,7 @@ import { KEYWORD_RANKER, type RankerSpec } from "../core/ranker.js";
 import { REWARD_LIMITS } from "../core/reward.js";
 import type { RoundItem } from "../core/round-format.js";
 import { decodeQuery } from "../core/set-policy.js";
-import { buildCandidateStore, type CandidateStore } from "./candidate-store.js";
+import { buildCandidateStore, CANDIDATE_BUDGETS, type CandidateStore } from "./candidate-store.js";
 import type { Dataset, Product } from "./data/wands.js";
 import { type EvalQuery, productText, toEvalQueries } from "./evaluate.js";
 import type { Round } from "./round-artifact.js";
@@ -48,8 +49,16 @@ export interface TrainData {
 }
 
 /** What an item's candidates are built from (core/policy-candidates.ts): its segments, core words and n-gram prior. */
-export const itemCandidateInput = (data: TrainData, j: number): CandidateInput =>
-  candidateInputOf((data.items[j] as TrainItem).product, data.ngramDf, data.items.length);
+export function itemCandidateInput(data: TrainData, j: number): CandidateInput {
+  const make = () => candidateInputOf((data.items[j] as TrainItem).product, data.ngramDf, data.items.length);
+  // A catalogue whose candidates stay in memory (training/candidate-store.ts) keeps its inputs too, as it always did:
+  // every phase rebuilds candidates from them. Past that budget they are made again each time, never held.
+  if (data.items.length * CANDIDATE_BUDGETS.maxCandidatesPerItem > CANDIDATE_BUDGETS.inMemoryCandidates) return make();
+  const cache = getOrInsert(inputCache, data, (): Array<CandidateInput | undefined> => []);
+  cache[j] ??= make();
+  return cache[j];
+}
+const inputCache = new WeakMap<TrainData, Array<CandidateInput | undefined>>();
 
 /** The same from a product alone, the catalogue's n-gram df and its size (what a worker thread holds, training/parallel/). */
 export function candidateInputOf(product: Product, ngramDf: ReadonlyMap<string, number>, itemCount: number): CandidateInput {
