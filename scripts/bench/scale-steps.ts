@@ -38,7 +38,7 @@ export function step(script: string, args: readonly string[], env: Record<string
       err += d;
     });
     child.on("exit", (code) => {
-      const rss = Number(/peak-rss-kb (\d+)/.exec(err)?.[1] ?? Number.NaN);
+      const rss = Number(/peak-rss-kb (\d+) cpu-ms/.exec(err)?.[1] ?? Number.NaN);
       const cpuMs = Number(/cpu-ms (\d+)/.exec(err)?.[1] ?? Number.NaN);
       if (code !== 0 && !opts.allowFailure) reject(new Error(`${script} ${args.join(" ")} exited ${code}: ${err.trim().split("\n").slice(-3).join(" | ")}`));
       else resolve({ seconds: (performance.now() - t0) / 1000, peakRssMb: rss / 1024, cpuSeconds: cpuMs / 1000, out: out.trim(), err, code });
