@@ -9,7 +9,9 @@
  * input, core/policy.ts), their rewards (eq. 2.3 through App. B.3's
  * incremental context), the group-normalised advantages (grpo.ts) and the
  * clipped surrogate's gradient sums, token-mean over the whole batch's
- * decisions. The reduce adds the chunks' sums in chunk order and takes one
+ * decisions (each candidate's dL/dz summed over its group's G rollouts
+ * before its feature gradient is added: G times fewer feature-pair sums than
+ * the serial step, which adds them decision by decision). The reduce adds the chunks' sums in chunk order and takes one
  * Adam step. Neither the chunks, their seeds nor the order of the sums depend
  * on which thread ran a chunk, so 1 and N workers agree bit for bit.
  */
@@ -75,19 +77,26 @@ export function mapChunk(
   const rewards = rollouts.map((r) => reward(task.items[r.input] as number, r.keywords));
   const advantages = grpoAdvantages(rewards, groupSize);
   const decisions: Decision[] = [];
-  const owners: Candidate[] = [];
   rollouts.forEach((r, k) => {
-    for (const d of r.decisions) {
-      decisions.push({ z: d.z, zOld: d.z, action: d.action, advantage: advantages[k] as number });
-      owners.push(d.candidate);
-    }
+    for (const d of r.decisions) decisions.push({ z: d.z, zOld: d.z, action: d.action, advantage: advantages[k] as number });
   });
   const s = clippedSurrogate(decisions, clipRatio);
   // clippedSurrogate averages over this chunk's decisions; the batch's token-mean divides by all of the batch's.
   const scale = decisions.length / Math.max(1, task.batchDecisions);
+  // The G rollouts of an input decide over the same candidates: their dL/dz are summed per candidate first, so
+  // each candidate's feature gradient (its feature pairs) is added once, not G times.
+  const perCandidate = local.map((c) => new Float64Array(c.length));
+  let d = 0;
+  for (const r of rollouts) {
+    const sums = perCandidate[r.input] as Float64Array;
+    for (let j = 0; j < r.decisions.length; j++) sums[j] = (sums[j] as number) + (s.dz[d++] as number);
+  }
   const grad = new Gradient();
-  owners.forEach((c, d) => {
-    grad.add(c, (s.dz[d] as number) * scale);
+  local.forEach((cands, i) => {
+    const sums = perCandidate[i] as Float64Array;
+    cands.forEach((c, j) => {
+      grad.add(c, (sums[j] as number) * scale);
+    });
   });
   return {
     index: task.index,
