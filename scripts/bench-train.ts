@@ -8,16 +8,16 @@
  * (scripts/train.ts, COGR_REPORT_RSS). Ends with the dev F1 of rounds 0 and 1
  * and the shipped query generator's size. A benchmark, not a test.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dataDir } from "../training/data/dataset.js";
 import { readManifest, roundDir } from "../training/round-artifact.js";
 import { type StepResult, step } from "./bench/scale-steps.js";
 import { printTable } from "./bench/stats.js";
-import { intOption, parseCli, runCli } from "./cli.js";
+import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
-const USAGE = "npm run bench:train -- --items N [--seed S] [--workers W] [--keep DIR]";
+const USAGE = "npm run bench:train -- --items N [--seed S] [--workers W] [--keep DIR [--reuse]]";
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
@@ -50,7 +50,11 @@ function policySize(dir: string): Record<string, string> {
 }
 
 runCli(async () => {
-  const args = parseCli({ items: { type: "string" }, seed: { type: "string" }, workers: { type: "string" }, keep: { type: "string" } }, USAGE);
+  const args = parseCli(
+    { items: { type: "string" }, seed: { type: "string" }, workers: { type: "string" }, keep: { type: "string" }, reuse: { type: "boolean" } },
+    USAGE,
+  );
+  if (args.reuse && !args.keep) throw new UsageError(`--reuse trains again on a catalogue and round 0 kept with --keep DIR\nusage: ${USAGE}`);
   const items = intOption("items", args.items, 100_000, 1);
   const seed = intOption("seed", args.seed, 42);
   const workers = args.workers === undefined ? [] : ["--workers", String(intOption("workers", args.workers, 1, 1))];
@@ -63,8 +67,13 @@ runCli(async () => {
     rows.push({ step: what, seconds: r.seconds.toFixed(1), "peak RSS MB": r.peakRssMb.toFixed(0), "heap MB": heap, note });
   const f1Of = (r: StepResult) => (JSON.parse(r.out.split("\n").at(-1) as string) as { f1: number }).f1;
   try {
-    row("synth", await step("synth", ["--items", String(items), "--seed", String(seed), "--out", data], { COGR_DATA: dataDir() }));
-    row("build-round --round 0", await step("build-round", ["--round", "0", "--seed", String(seed)], env));
+    if (args.reuse && existsSync(join(roundDir(0, artifacts), "manifest.json"))) {
+      // The kept catalogue and round 0 again: only the training (and its checkpoint and round) start over.
+      for (const old of [join(artifacts, "train"), roundDir(1, artifacts)]) rmSync(old, { recursive: true, force: true });
+    } else {
+      row("synth", await step("synth", ["--items", String(items), "--seed", String(seed), "--out", data], { COGR_DATA: dataDir() }));
+      row("build-round --round 0", await step("build-round", ["--round", "0", "--seed", String(seed)], env));
+    }
     const ev0 = await step("eval", ["--method", "keywords", "--round", "0", "--json"], env);
     row("eval round 0 (dev)", ev0, `F1 ${f1Of(ev0).toFixed(4)}`);
     // --expose-gc: the phase lines report the live heap after a full collection.
