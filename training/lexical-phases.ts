@@ -186,12 +186,20 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
     opts,
   );
   const steps = opts.epochs.sft * (Math.ceil(qCands.length / TRAIN_DEFAULTS.batch.sft) + Math.ceil(iCands.count / TRAIN_DEFAULTS.batch.sft));
+  // --workers N: the item side's steps as map (a chunk's cross-entropy gradient sums) and reduce (training/parallel/).
+  // (Not with a shared generator: the query side's steps move the same weights between the workers' item steps.)
+  const parallel = opts.workers !== undefined && !opts.ablations.sharedGenerator;
+  const workers = parallel ? new ParallelItemPhase(opts.workers as number, iCands, null, state.item, TRAIN_DEFAULTS.groupSize) : null;
   progress.phaseStart("sft", steps);
   for (let e = 0; e < opts.epochs.sft; e++) {
     for (const b of epochBatches(qCands.length, TRAIN_DEFAULTS.batch.sft, rng)) {
       progress.step({ loss: sftStep(state.query, state.checkpoint.query.adam, qCands, qTargets, b, TRAIN_DEFAULTS.lr.sft) });
     }
     for (const b of epochBatches(iCands.count, TRAIN_DEFAULTS.batch.sft, rng)) {
+      if (workers) {
+        progress.step({ loss: workers.sftStep(state.item, state.checkpoint.item.adam, b, (i) => data.baseItemSets[i] ?? [], TRAIN_DEFAULTS.lr.sft) });
+        continue;
+      }
       // The batch's candidates and targets at local positions 0..|b|−1, in batch order: the same sums as indexing the whole.
       const local = b.map((_, j) => j);
       const targets = b.map((i) => new Set(data.baseItemSets[i]));
@@ -207,6 +215,7 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
       });
     }
   }
+  workers?.close();
   iCands.close();
 }
 
@@ -253,7 +262,7 @@ export function runItemPhase(
   );
   const visible = new Set(qIndexSets.flat());
   // Data-parallel (--workers N, the default reward only): the workers read the candidates from a file.
-  const parallel = opts.workers !== undefined && opts.ablations.itemReward !== "transposed-f1";
+  const parallel = opts.workers !== undefined && opts.ablations.itemReward !== "transposed-f1" && !opts.ablations.sharedGenerator;
   const cands = currentItemCandidates(data, state, opts, visible, parallel ? 0 : undefined);
   const rewardInput = { itemSets: itemIndexSets(data, itemSets), itemNames: data.names, querySets: qIndexSets, relevant: data.train.map((q) => q.relevant) };
   let reward: (i: number, k: readonly string[]) => number = () => 0;

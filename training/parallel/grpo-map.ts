@@ -15,11 +15,13 @@
  * Adam step. Neither the chunks, their seeds nor the order of the sums depend
  * on which thread ran a chunk, so 1 and N workers agree bit for bit.
  */
+
+import { logits } from "../../core/policy.js";
 import type { Candidate } from "../../core/policy-candidates.js";
 import type { PolicyParams } from "../../core/policy-features.js";
 import { WEIGHT_COUNT } from "../../core/policy-features.js";
 import { Rng } from "../../core/rng.js";
-import { clippedSurrogate, type Decision, GRPO_DEFAULTS, grpoAdvantages } from "../grpo.js";
+import { clippedSurrogate, type Decision, GRPO_DEFAULTS, grpoAdvantages, supervisedLoss } from "../grpo.js";
 import { Gradient } from "../optimizer.js";
 import { rollout } from "../phase.js";
 
@@ -109,6 +111,37 @@ export function mapChunk(
     decisions: decisions.length,
     keywords: rollouts.reduce((a, r) => a + r.keywords.length, 0),
   };
+}
+
+export interface SftTask {
+  readonly index: number;
+  readonly items: readonly number[];
+  /** Each item's target keywords (Alg. 1: its round-0 S_i). */
+  readonly targets: ReadonlyArray<readonly string[]>;
+  /** Candidates in the whole batch: Phase 1's loss is a mean over all of the batch's keep/drop decisions. */
+  readonly batchDecisions: number;
+}
+
+/** Phase 1's map (Alg. 1, lines 9–10): one chunk → the cross-entropy's gradient sums toward the targets. */
+export function sftChunk(params: PolicyParams, candidates: (item: number) => readonly Candidate[], task: SftTask): ChunkResult {
+  const grad = new Gradient();
+  let lossSum = 0;
+  let decisions = 0;
+  task.items.forEach((item, j) => {
+    const cands = candidates(item);
+    const target = new Set(task.targets[j]);
+    const s = supervisedLoss(
+      logits(params, cands),
+      cands.map((c) => (target.has(c.keyword) ? 1 : 0)),
+    );
+    // supervisedLoss averages per input; rescaled so the batch is a mean over all decisions (as the serial sftStep).
+    cands.forEach((c, d) => {
+      grad.add(c, ((s.dz[d] as number) * cands.length) / Math.max(1, task.batchDecisions));
+    });
+    lossSum += s.loss * cands.length;
+    decisions += cands.length;
+  });
+  return { index: task.index, dense: grad.dense, sparse: [...grad.sparse], rewardSum: 0, rollouts: 0, lossSum, clipped: 0, decisions, keywords: 0 };
 }
 
 /** The reduce: the chunks' gradient sums added in chunk order (whatever order they arrived in). */

@@ -1,5 +1,7 @@
 /**
- * The item phase's GRPO steps, data-parallel (`npm run train -- --workers N`):
+ * The item side's steps, data-parallel (`npm run train -- --workers N`):
+ * Phase 1's supervised steps (sftStep) and the item phase's GRPO steps (step).
+ * For GRPO,
  * each step's batch is cut into chunks (grpo-map.ts), the chunks are spread
  * over N worker threads (chunk c on worker c mod N) that map them, and this
  * thread reduces their gradient sums in chunk order and takes the Adam step.
@@ -14,7 +16,7 @@ import type { Rng } from "../../core/rng.js";
 import type { CandidateStore } from "../candidate-store.js";
 import { type AdamState, adamStep } from "../optimizer.js";
 import type { StepStats } from "../phase.js";
-import { type ChunkResult, chunkTasks, reduceChunks } from "./grpo-map.js";
+import { type ChunkResult, chunkTasks, MAP_DEFAULTS, reduceChunks, type SftTask } from "./grpo-map.js";
 import type { ItemStepMessage, ItemWorkerData } from "./item-worker.js";
 import { WorkerPool } from "./pool.js";
 
@@ -25,7 +27,7 @@ export class ParallelItemPhase {
   constructor(
     workers: number,
     private readonly store: CandidateStore,
-    reward: ItemRewardInput,
+    reward: ItemRewardInput | null,
     params: PolicyParams,
     private readonly groupSize: number,
   ) {
@@ -50,6 +52,32 @@ export class ParallelItemPhase {
     adamStep(params, adam, r.grad, lr);
     this.updates = [...r.grad.sparse.keys()].map((k) => [k, params.keywordWeights.get(k) ?? 0]);
     return { meanReward: r.meanReward, loss: r.loss, meanKeywords: r.meanKeywords, clippedFraction: r.clippedFraction };
+  }
+
+  /**
+   * One Phase 1 step on the item side (Alg. 1): the batch in chunks of the
+   * map's size, each chunk's cross-entropy gradient summed on a worker, the
+   * sums added in chunk order, one Adam step. Returns the batch's mean loss.
+   */
+  sftStep(params: PolicyParams, adam: AdamState, batch: readonly number[], targets: (item: number) => readonly string[], lr: number): number {
+    let decisions = 0;
+    for (const i of batch) decisions += this.store.size(i);
+    const tasks: SftTask[] = [];
+    for (let j = 0; j < batch.length; j += MAP_DEFAULTS.chunkInputs) {
+      const items = batch.slice(j, j + MAP_DEFAULTS.chunkInputs);
+      tasks.push({ index: tasks.length, items, targets: items.map(targets), batchDecisions: decisions });
+    }
+    const n = this.pool.size;
+    const messages: ItemStepMessage[] = Array.from({ length: n }, (_, w) => ({
+      weights: params.weights,
+      updates: this.updates,
+      tasks: [],
+      sft: tasks.filter((t) => t.index % n === w),
+    }));
+    const r = reduceChunks(this.pool.run<ChunkResult[]>(messages).flat());
+    adamStep(params, adam, r.grad, lr);
+    this.updates = [...r.grad.sparse.keys()].map((k) => [k, params.keywordWeights.get(k) ?? 0]);
+    return r.loss;
   }
 
   close(): void {
