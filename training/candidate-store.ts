@@ -60,7 +60,7 @@ export function writeCandidateFile(count: number, build: (j: number) => Candidat
  */
 export function joinCandidateFiles(parts: readonly CandidateFile[]): CandidateStore {
   const count = parts.reduce((s, p) => s + p.sizes.length, 0);
-  const dir = mkdtempSync(join(tmpdir(), "cogr-candidates-"));
+  const dir = tempDir();
   const path = join(dir, "candidates.bin");
   const fd = openSync(path, "w+");
   const offsets = new Float64Array(count + 1);
@@ -84,6 +84,7 @@ export function joinCandidateFiles(parts: readonly CandidateFile[]): CandidateSt
     sizes.set(part.sizes, at);
     at += n;
     bytes += length;
+    // A part's folder was made by the worker thread that wrote it: removed here, once joined.
     rmSync(dirname(part.path), { recursive: true, force: true });
   }
   return new FileCandidateStore(count, dir, fd, { path, offsets, sizes });
@@ -95,6 +96,19 @@ export function openCandidateFile(file: CandidateFile): CandidateStore {
 }
 
 const MASK_WORDS = Math.ceil(FEATURE_COUNT / 32);
+
+/** Temporary folders this thread made and has not removed: gone at exit too, whatever ended the run (but SIGKILL). */
+const made = new Set<string>();
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cogr-candidates-"));
+  if (made.size === 0) process.once("exit", () => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  made.add(dir);
+  return dir;
+}
+function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  made.delete(dir);
+}
 
 class FileCandidateStore implements CandidateStore {
   private readonly offsets: Float64Array;
@@ -112,7 +126,7 @@ class FileCandidateStore implements CandidateStore {
   }
 
   static write(count: number, build: (j: number) => Candidate[]): FileCandidateStore {
-    const dir = mkdtempSync(join(tmpdir(), "cogr-candidates-"));
+    const dir = tempDir();
     const path = join(dir, "candidates.bin");
     const fd = openSync(path, "w+");
     const offsets = new Float64Array(count + 1);
@@ -175,12 +189,13 @@ class FileCandidateStore implements CandidateStore {
 
   close(): void {
     closeSync(this.fd);
-    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    if (this.dir) removeDir(this.dir);
   }
 
-  /** Closes the file but keeps it, for its new owner. */
+  /** Closes the file but keeps it, for its new owner (another thread: this one forgets it). */
   release(): void {
     closeSync(this.fd);
+    if (this.dir) made.delete(this.dir);
   }
 }
 
