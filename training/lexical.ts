@@ -44,7 +44,15 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
   const policy = { version: POLICY_VERSION, features: FEATURES };
   const asked = [...queries.train, ...queries.dev].map((q) => [q.text, [...(queries.relevant.get(q.id) ?? [])]]);
   const pseudo = queries.pseudo ? { pseudo: createHash("sha256").update(JSON.stringify(asked)).digest("hex") } : {};
-  const configKey = JSON.stringify({ opts: { ...opts, artifactsRoot: undefined }, data: dataset.dir, start: startManifest.checksums, policy, ...pseudo });
+  // The worker count is left out (any count ≥ 1 trains the same rounds), so a killed run may resume with another.
+  const workers = opts.workers === undefined ? undefined : "map-reduce";
+  const configKey = JSON.stringify({
+    opts: { ...opts, artifactsRoot: undefined, workers },
+    data: dataset.dir,
+    start: startManifest.checksums,
+    policy,
+    ...pseudo,
+  });
   const ckptPath = join(opts.artifactsRoot, "train", "lexical", "checkpoint.json");
   const state = restore(ckptPath, configKey, opts);
   const rng = new Rng(state.checkpoint.rng);
