@@ -99,12 +99,15 @@ const MASK_WORDS = Math.ceil(FEATURE_COUNT / 32);
 
 /** Temporary folders this thread made and has not removed: gone at exit too, whatever ended the run (but SIGKILL). */
 const made = new Set<string>();
+let hooked = false;
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "cogr-candidates-"));
-  if (made.size === 0)
+  if (!hooked) {
+    hooked = true;
     process.once("exit", () => {
       for (const d of made) rmSync(d, { recursive: true, force: true });
     });
+  }
   made.add(dir);
   return dir;
 }
