@@ -121,6 +121,8 @@ function derive(file: string): Promise<StepResult> {
     peakRssMb: Number(/peak-rss-kb (\d+)/.exec(r.stderr)?.[1]) / 1024,
     cpuSeconds: Number(/cpu-ms (\d+)/.exec(r.stderr)?.[1]) / 1000,
     out: r.stdout.trim(),
+    err: r.stderr,
+    code: r.status,
   });
 }
 

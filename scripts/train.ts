@@ -2,7 +2,7 @@
  * `npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0]
  *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints]
  *   [--query-decoding independent|sequential]
- *   [--ranker R] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks]
+ *   [--ranker R] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks] [--workers N]
  *   [--events FILE [--with-catalog] [--unknown missing|irrelevant|W]]`
  * Resumable: a killed run continues from its last completed phase. Ablations
  * write their rounds under artifacts/ablations/<name>/ so the main rounds stay.
@@ -17,6 +17,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { getHeapStatistics } from "node:v8";
 import { MultiBar, Presets } from "cli-progress";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
 import { formatDeriveReport } from "../training/clicks/report.js";
@@ -37,7 +38,7 @@ const VERL_USAGE =
 const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
   "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints] [--query-decoding independent|sequential] " +
-  '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks] ' +
+  '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks] [--workers N] ' +
   "[--events FILE [--with-catalog] [--unknown missing|irrelevant|W]]";
 
 function ablationName(a: Ablations, decoding: TrainOptions["queryDecoding"]): string | null {
@@ -85,6 +86,7 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
       events: { type: "string" },
       "with-catalog": { type: "boolean" },
       unknown: { type: "string" },
+      workers: { type: "string" },
     },
     `${USAGE}\n       ${VERL_USAGE}`,
   );
@@ -147,6 +149,20 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
     writeRound(buildRound0(dataset, split), root);
   }
   const t0 = performance.now();
+  // bench:train reads each phase's wall time, peak RSS so far and live heap from these lines (stderr, with COGR_REPORT_RSS).
+  let mark = 0; // performance.now() counts from the process start: "load" is startup, reading the data and any round 0 build
+  const phaseStats = (what: string) => {
+    if (!process.env.COGR_REPORT_RSS) return;
+    const now = performance.now();
+    // Live heap: after a full collection when node runs with --expose-gc (bench:train does), else what is allocated.
+    (globalThis as { gc?: () => void }).gc?.();
+    const heapMb = getHeapStatistics().used_heap_size / 2 ** 20;
+    process.stderr.write(
+      `phase-stats ${what} s ${((now - mark) / 1000).toFixed(1)} peak-rss-kb ${process.resourceUsage().maxRSS} heap-mb ${heapMb.toFixed(0)}\n`,
+    );
+    mark = now;
+  };
+  phaseStats("load");
   const tty = process.stderr.isTTY;
   const bars = new MultiBar(
     { format: " {phase} [{bar}] {value}/{total} steps | {stat}", hideCursor: true, clearOnComplete: false, noTTYOutput: false },
@@ -160,6 +176,7 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
       prefix = `fold ${f}/${k} `;
     },
     phaseStart: (phase, steps) => {
+      phaseStats(`before-${phase}`);
       bar = tty ? bars.create(steps, 0, { phase: `${prefix}${phase}`.padEnd(8), stat: "" }) : null;
       if (!bar) console.log(`${prefix}${phase}: ${steps} steps`);
     },
@@ -171,7 +188,10 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
         `${prefix}${phase}: ${heldOut} F1 ${sum.dev.f1.toFixed(4)} (P ${sum.dev.p.toFixed(4)}, R ${sum.dev.r.toFixed(4)}), train F1 ${sum.train.f1.toFixed(4)}`,
       );
     },
-    checkpointed: (phase) => hooks.checkpointed?.(phase),
+    checkpointed: (phase) => {
+      phaseStats(phase);
+      hooks.checkpointed?.(phase);
+    },
   };
   const opts: TrainOptions = {
     rounds,
@@ -188,6 +208,7 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
     ...(decoding === "sequential" ? { queryDecoding: decoding } : {}),
     ...(supervision !== "labels" ? { supervision } : {}),
     ...(fromClicks ? { clickEvents: args.events as string, ...(unknownWeight !== undefined ? { clickUnknownWeight: unknownWeight } : {}) } : {}),
+    ...(args.workers !== undefined ? { workers: intOption("workers", args.workers, 1, 1) } : {}),
   };
   let cv: CvReport | null = null;
   if (folds !== null) {

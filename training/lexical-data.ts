@@ -3,17 +3,19 @@
  * with their text segments, the train/dev queries of the round's split, and
  * the decoded keyword sets each side's policy produces.
  */
-import { extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment, scoreNgrams } from "../core/extract.js";
+import { getOrInsert } from "../core/collections.js";
+import { countItemNgrams, extractKeywords, itemSegments, scoreNgrams } from "../core/extract.js";
 import type { HintSource } from "../core/hints.js";
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
 import { decode } from "../core/policy.js";
-import { buildCandidates, type Candidate, type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
+import { buildCandidates, type Candidate, type CandidateInput, type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
 import type { PolicyParams } from "../core/policy-features.js";
 import { KEYWORD_RANKER, type RankerSpec } from "../core/ranker.js";
 import { REWARD_LIMITS } from "../core/reward.js";
 import type { RoundItem } from "../core/round-format.js";
 import { decodeQuery } from "../core/set-policy.js";
+import { buildCandidateStore, CANDIDATE_BUDGETS, type CandidateStore } from "./candidate-store.js";
 import type { Dataset, Product } from "./data/wands.js";
 import { type EvalQuery, productText, toEvalQueries } from "./evaluate.js";
 import type { Round } from "./round-artifact.js";
@@ -24,24 +26,47 @@ export const DATA_LIMITS = { ngramCandidatesPerItem: 40, sftQueryTargets: 15, it
 
 export interface TrainItem {
   readonly product: Product;
+  /** The normalised name ({i}). */
   readonly name: string;
-  readonly segments: readonly Segment[];
-  readonly coreWords: readonly string[];
-  readonly ngramPrior: ReadonlyMap<string, number>;
 }
 
 export interface TrainData {
   readonly items: readonly TrainItem[];
   readonly ids: readonly string[];
   readonly names: readonly string[];
-  /** Each item's text (training/evaluate.ts productText), for a ranker that weighs it. */
-  readonly texts: readonly string[];
   readonly train: readonly EvalQuery[];
   readonly dev: readonly EvalQuery[];
   readonly devLeftOut: number;
   readonly trainLeftOut: number;
   /** Round-0 S_i (the extractor's, M = 10): Phase 1's item targets. */
   readonly baseItemSets: ReadonlyArray<readonly string[]>;
+  /**
+   * The catalogue's n-gram df (core/extract.ts), from which an item's n-gram
+   * prior is computed when its candidates are built: per-item segments and
+   * priors are never held (at 100k items they were 0.8 GB).
+   */
+  readonly ngramDf: ReadonlyMap<string, number>;
+}
+
+/** What an item's candidates are built from (core/policy-candidates.ts): its segments, core words and n-gram prior. */
+export function itemCandidateInput(data: TrainData, j: number): CandidateInput {
+  const make = () => candidateInputOf((data.items[j] as TrainItem).product, data.ngramDf, data.items.length);
+  // A catalogue whose candidates stay in memory (training/candidate-store.ts) keeps its inputs too, as it always did:
+  // every phase rebuilds candidates from them. Past that budget they are made again each time, never held.
+  if (data.items.length * CANDIDATE_BUDGETS.maxCandidatesPerItem > CANDIDATE_BUDGETS.inMemoryCandidates) return make();
+  const cache = getOrInsert(inputCache, data, (): Array<CandidateInput | undefined> => []);
+  cache[j] ??= make();
+  return cache[j];
+}
+const inputCache = new WeakMap<TrainData, Array<CandidateInput | undefined>>();
+
+/** The same from a product alone, the catalogue's n-gram df and its size (what a worker thread holds, training/parallel/). */
+export function candidateInputOf(product: Product, ngramDf: ReadonlyMap<string, number>, itemCount: number): CandidateInput {
+  const segs = itemSegments(product);
+  const scored = scoreNgrams(segs, ngramDf, itemCount).slice(0, DATA_LIMITS.ngramCandidatesPerItem);
+  const top = scored[0]?.[1] ?? 1;
+  const core = segs.filter((s) => s.field === "name" || s.field === "class" || s.field === "category").flatMap((s) => s.words);
+  return { segments: segs, coreWords: core, ngramPrior: new Map(scored.map(([g, s]) => [g, s / top])) };
 }
 
 /**
@@ -60,38 +85,38 @@ export function prepareData(
     if (!p) throw new Error(`round ${start.manifest.round} indexes product ${id}, which COGR_DATA lacks`);
     return p;
   });
-  const segments = products.map(itemSegments);
-  const df = ngramDocumentFrequencies(segments);
-  const items = products.map((p, j) => {
-    const segs = segments[j] as Segment[];
-    const scored = scoreNgrams(segs, df, products.length).slice(0, DATA_LIMITS.ngramCandidatesPerItem);
-    const top = scored[0]?.[1] ?? 1;
-    const core = segs.filter((s) => s.field === "name" || s.field === "class" || s.field === "category").flatMap((s) => s.words);
-    return { product: p, name: normalizeKeyword(p.name), segments: segs, coreWords: core, ngramPrior: new Map(scored.map(([g, s]) => [g, s / top])) };
-  });
+  byId.clear();
+  const ngramDf = new Map<string, number>();
+  for (const p of products) countItemNgrams(ngramDf, itemSegments(p));
+  const items = products.map((p) => ({ product: p, name: normalizeKeyword(p.name) }));
   const train = toEvalQueries(queries.train, queries.relevant, start.index, queries.judged, queries.clicks?.unknownWeight);
   const dev = toEvalQueries(queries.dev, queries.relevant, start.index);
   const itemById = new Map(start.items.map((i) => [i.id, i]));
-  const base = ids.map((id) => {
+  const base = ids.map((id, j) => {
     const it = itemById.get(id);
-    return it ? [...it.keywords] : extractKeywords(segments[ids.indexOf(id)] ?? [], df, ids.length);
+    return it ? [...it.keywords] : extractKeywords(itemSegments(products[j] as Product), ngramDf, ids.length);
   });
   return {
     items,
     ids,
     names: items.map((i) => i.name),
-    texts: products.map(productText),
     train: train.queries,
     dev: dev.queries,
     devLeftOut: dev.leftOut,
     trainLeftOut: train.leftOut,
     baseItemSets: base,
+    ngramDf,
   };
 }
 
 /** What the query side sees of an item index: df over S_i and word → keyword associations. */
 export function itemSideVocabulary(data: TrainData, itemSets: ReadonlyArray<readonly string[]>): PolicyVocabulary {
-  return buildVocabulary(itemSets.map((set, j) => ({ words: new Set([...keywordWords(data.names[j] ?? ""), ...set.flatMap(keywordWords)]), keywords: set })));
+  // Units made as each pass visits them: a word set per item is never held for the whole catalogue.
+  return buildVocabulary((visit) => {
+    itemSets.forEach((set, j) => {
+      visit({ words: new Set([...keywordWords(data.names[j] ?? ""), ...set.flatMap(keywordWords)]), keywords: set });
+    });
+  });
 }
 
 /** What the item side sees of a query index (training queries only): df over S_q ∪ {q} and associations. */
@@ -102,8 +127,16 @@ export function querySideVocabulary(data: TrainData, querySets: ReadonlyArray<re
   );
 }
 
-export function itemCandidates(data: TrainData, vocab: PolicyVocabulary): Candidate[][] {
-  return data.items.map((it) => buildCandidates(vocab, { segments: it.segments, coreWords: it.coreWords, ngramPrior: it.ngramPrior }));
+/** Every item's candidates against `vocab`, each kept only where `keep` says (training/candidate-store.ts holds them). */
+export function itemCandidates(data: TrainData, vocab: PolicyVocabulary, keep?: (c: Candidate) => boolean, budget?: number): CandidateStore {
+  return buildCandidateStore(
+    data.items.length,
+    (j) => {
+      const all = buildCandidates(vocab, itemCandidateInput(data, j));
+      return keep ? all.filter(keep) : all;
+    },
+    budget,
+  );
 }
 
 /** The queries' candidates; with `hints`, each query's first pass over the item index (core/hints.ts). */
@@ -116,8 +149,8 @@ export function queryCandidateSets(queries: readonly EvalQuery[], vocab: PolicyV
  * P ≥ σ(itemMinLogit). Below the mode (0): over two full runs, −1 gave the best
  * training-query F1 of {−2, −1, −0.5, 0, 0.5} (dev was not consulted).
  */
-export const decodeItemSets = (params: PolicyParams, cands: ReadonlyArray<readonly Candidate[]>) =>
-  cands.map((c) => decode(params, c, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit));
+export const decodeItemSets = (params: PolicyParams, cands: CandidateStore) =>
+  Array.from({ length: cands.count }, (_, j) => decode(params, cands.get(j), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit));
 /** Query sets as serving decodes them (core's decodeQuery), so the frozen query index is the one users get. */
 export const decodeQueries = (params: PolicyParams, cands: ReadonlyArray<readonly Candidate[]>) => cands.map((c) => decodeQuery(params, c, REWARD_LIMITS.kMax));
 
@@ -170,6 +203,6 @@ export function carryOver(decided: ReadonlyArray<readonly string[]>, previous: R
 /** The round's index over these item sets, its word postings under `ranker` (core/ranker.ts). */
 export const buildItemIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, ranker: RankerSpec = KEYWORD_RANKER) =>
   KeywordIndex.build(
-    roundItems(data, itemSets).map((it, j) => ({ ...it, text: data.texts[j] })),
+    roundItems(data, itemSets).map((it, j) => ({ ...it, text: productText((data.items[j] as TrainItem).product) })),
     { ranker },
   );

@@ -51,6 +51,13 @@ export interface TrainOptions {
   readonly clickEvents?: string;
   /** Click supervision: what an unjudged retrieved item weighs in |I_ret| (default CLICK_SUPERVISION.unknownWeight). */
   readonly clickUnknownWeight?: number;
+  /**
+   * Run the item phase's GRPO data-parallel on this many worker threads
+   * (training/parallel/): chunked map and ordered reduce, so the rounds are
+   * the same for any number ≥ 1 (they differ from the serial default's in
+   * the last bits: other seeds per chunk and another order of the sums).
+   */
+  readonly workers?: number;
 }
 
 export interface TrainProgress {

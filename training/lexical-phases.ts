@@ -7,9 +7,10 @@
 import { getOrInsert } from "../core/collections.js";
 import { HINT_LIMITS, type HintSource, indexHintSource } from "../core/hints.js";
 import type { KeywordIndex } from "../core/inverted-index.js";
-import { type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
+import { decode } from "../core/policy.js";
+import { buildCandidates, type Candidate, type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
 import type { QueryGenerator } from "../core/query-generator.js";
-import { KEYWORD_RANKER } from "../core/ranker.js";
+import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
 import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
 import type { Rng } from "../core/rng.js";
 import { decodeQuery } from "../core/set-policy.js";
@@ -18,8 +19,10 @@ import { evaluateKeywords } from "./evaluate.js";
 import {
   buildItemIndex,
   carryOver,
+  DATA_LIMITS,
   decodeItemSets,
   decodeQueries,
+  itemCandidateInput,
   itemCandidates,
   itemIndexSets,
   itemSetsOf,
@@ -31,13 +34,43 @@ import {
   type TrainData,
 } from "./lexical-data.js";
 import { phasesOf, type State, TRAIN_DEFAULTS, type TrainOptions, type TrainProgress } from "./lexical-options.js";
+import { ParallelCandidates } from "./parallel/candidates.js";
+import { ParallelItemPhase } from "./parallel/item-phase.js";
 import { epochBatches, grpoStep, sftStep } from "./phase.js";
 import { FrozenIndex, itemRewardFn, queryRewardFn, transposedItemRewardFn } from "./rewards.js";
 import { type Round, readRound } from "./round-artifact.js";
 
+/**
+ * Built once per item sets: a phase's index and item-side vocabulary are
+ * those the evaluation after the previous phase built (and the round writer
+ * reuses the evaluation's). Keyed by the item sets' identity, so a new
+ * decoding builds anew and the old ones go with their item sets.
+ */
+interface Built {
+  index?: KeywordIndex;
+  ranker?: string;
+  vocab?: PolicyVocabulary;
+}
+const perItemSets = new WeakMap<object, Built>();
+const memo = (itemSets: ReadonlyArray<readonly string[]>): Built => getOrInsert(perItemSets, itemSets, (): Built => ({}));
+
 /** The index a round over these item sets ships: its word postings are opts.ranker's. */
-export const servedIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions) =>
-  buildItemIndex(data, itemSets, opts.ranker ?? KEYWORD_RANKER);
+export const servedIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions): KeywordIndex => {
+  const m = memo(itemSets);
+  const ranker = opts.ranker ?? KEYWORD_RANKER;
+  if (!m.index || m.ranker !== rankerName(ranker)) {
+    m.index = buildItemIndex(data, itemSets, ranker);
+    m.ranker = rankerName(ranker);
+  }
+  return m.index;
+};
+
+/** The item-side vocabulary of these item sets (training/vocabulary.ts), once. */
+export const itemVocabulary = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>): PolicyVocabulary => {
+  const m = memo(itemSets);
+  m.vocab ??= itemSideVocabulary(data, itemSets);
+  return m.vocab;
+};
 
 /**
  * The query policy's search hints over a served index (core/hints.ts), so
@@ -52,9 +85,28 @@ export const hintsOver = (index: KeywordIndex, opts: TrainOptions): HintSource |
  * vocabulary, a fixed reference, so the same recipe serves training,
  * decoding and resuming).
  */
-function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions) {
+function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions, keep: ReadonlySet<string> | null, budget?: number) {
   const querySets = decodeQueries(state.query, baseQueryCandidates(data, opts));
-  return itemCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)));
+  return storeCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)), keep, opts, budget);
+}
+
+/**
+ * With --workers N, item candidates are built on N worker threads
+ * (training/parallel/candidates.ts), started once per run; closeWorkers ends them.
+ */
+const candidateWorkers = new WeakMap<TrainData, ParallelCandidates>();
+const parallelCandidates = (data: TrainData, opts: TrainOptions): ParallelCandidates | null =>
+  opts.workers === undefined ? null : getOrInsert(candidateWorkers, data, () => new ParallelCandidates(data, opts.workers as number));
+export function closeWorkers(data: TrainData): void {
+  candidateWorkers.get(data)?.close();
+  candidateWorkers.delete(data);
+}
+
+/** Every item's candidates against `vocab`, those `keep` holds (all without it), in a store (training/candidate-store.ts). */
+function storeCandidates(data: TrainData, vocab: PolicyVocabulary, keep: ReadonlySet<string> | null, opts: TrainOptions, budget?: number) {
+  const par = parallelCandidates(data, opts);
+  if (par) return par.store(vocab, keep);
+  return itemCandidates(data, vocab, keep ? (c: Candidate) => keep.has(c.keyword) : undefined, budget);
 }
 
 /**
@@ -65,11 +117,21 @@ function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opt
 const baseCandidates = new WeakMap<TrainData, ReturnType<typeof queryCandidateSets>>();
 const baseQueryCandidates = (data: TrainData, opts: TrainOptions) =>
   getOrInsert(baseCandidates, data, () =>
-    queryCandidateSets(data.train, itemSideVocabulary(data, data.baseItemSets), hintsOver(servedIndex(data, data.baseItemSets, opts), opts)),
+    queryCandidateSets(
+      data.train,
+      itemSideVocabulary(data, data.baseItemSets),
+      hintsOver(buildItemIndex(data, data.baseItemSets, opts.ranker ?? KEYWORD_RANKER), opts),
+    ),
   );
 
-const itemSetsFrom = (data: TrainData, policies: Pick<State, "query" | "item">, opts: TrainOptions): string[][] =>
-  decodeItemSets(policies.item, currentItemCandidates(data, policies, opts));
+/** The items' decoded sets, each item's candidates built, decoded and dropped in turn. */
+const itemSetsFrom = (data: TrainData, policies: Pick<State, "query" | "item">, opts: TrainOptions): string[][] => {
+  const querySets = decodeQueries(policies.query, baseQueryCandidates(data, opts));
+  const vocab = querySideVocabulary(data, queryIndexSets(data, querySets));
+  const par = parallelCandidates(data, opts);
+  if (par) return par.decode(vocab, policies.item, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit);
+  return data.items.map((_, j) => decode(policies.item, buildCandidates(vocab, itemCandidateInput(data, j)), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit));
+};
 
 /** Item sets decoded from the current policies (not read from a round), recording which policies decoded them. */
 export function decodeItems(data: TrainData, state: State, opts: TrainOptions): string[][] {
@@ -104,14 +166,14 @@ export const queryGenerator =
 
 export function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<readonly string[]>, opts: TrainOptions) {
   const index = servedIndex(data, itemSets, opts);
-  const gen = queryGenerator(state, itemSideVocabulary(data, itemSets), hintsOver(index, opts));
+  const gen = queryGenerator(state, itemVocabulary(data, itemSets), hintsOver(index, opts));
   return { dev: evaluateKeywords(index, gen, data.dev, data.devLeftOut), train: evaluateKeywords(index, gen, data.train, data.trainLeftOut) };
 }
 
 export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptions, progress: TrainProgress): void {
   const qCands = baseQueryCandidates(data, opts);
   const qTargets = sftQueryTargets(data, data.baseItemSets);
-  const iCands = itemCandidates(
+  const iCands = storeCandidates(
     data,
     querySideVocabulary(
       data,
@@ -120,22 +182,45 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
         qTargets.map((t) => [...t]),
       ),
     ),
+    null,
+    opts,
   );
-  const iTargets = data.baseItemSets.map((s) => new Set(s));
-  const steps = opts.epochs.sft * (Math.ceil(qCands.length / TRAIN_DEFAULTS.batch.sft) + Math.ceil(iCands.length / TRAIN_DEFAULTS.batch.sft));
+  const steps = opts.epochs.sft * (Math.ceil(qCands.length / TRAIN_DEFAULTS.batch.sft) + Math.ceil(iCands.count / TRAIN_DEFAULTS.batch.sft));
+  // --workers N: the item side's steps as map (a chunk's cross-entropy gradient sums) and reduce (training/parallel/).
+  // (Not with a shared generator: the query side's steps move the same weights between the workers' item steps.)
+  const parallel = opts.workers !== undefined && !opts.ablations.sharedGenerator;
+  const workers = parallel ? new ParallelItemPhase(opts.workers as number, iCands, null, state.item, TRAIN_DEFAULTS.groupSize) : null;
   progress.phaseStart("sft", steps);
   for (let e = 0; e < opts.epochs.sft; e++) {
     for (const b of epochBatches(qCands.length, TRAIN_DEFAULTS.batch.sft, rng)) {
       progress.step({ loss: sftStep(state.query, state.checkpoint.query.adam, qCands, qTargets, b, TRAIN_DEFAULTS.lr.sft) });
     }
-    for (const b of epochBatches(iCands.length, TRAIN_DEFAULTS.batch.sft, rng)) {
-      progress.step({ loss: sftStep(state.item, state.checkpoint.item.adam, iCands, iTargets, b, TRAIN_DEFAULTS.lr.sft) });
+    for (const b of epochBatches(iCands.count, TRAIN_DEFAULTS.batch.sft, rng)) {
+      if (workers) {
+        progress.step({ loss: workers.sftStep(state.item, state.checkpoint.item.adam, b, (i) => data.baseItemSets[i] ?? [], TRAIN_DEFAULTS.lr.sft) });
+        continue;
+      }
+      // The batch's candidates and targets at local positions 0..|b|−1, in batch order: the same sums as indexing the whole.
+      const local = b.map((_, j) => j);
+      const targets = b.map((i) => new Set(data.baseItemSets[i]));
+      progress.step({
+        loss: sftStep(
+          state.item,
+          state.checkpoint.item.adam,
+          b.map((i) => iCands.get(i)),
+          targets,
+          local,
+          TRAIN_DEFAULTS.lr.sft,
+        ),
+      });
     }
   }
+  workers?.close();
+  iCands.close();
 }
 
 export function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): void {
-  const vocab = itemSideVocabulary(data, itemSets);
+  const vocab = itemVocabulary(data, itemSets);
   // One index for the hints and the phase's dev F1 (F1 is over I_ret(q), which the ranker does not move).
   const index = servedIndex(data, itemSets, opts);
   const hints = hintsOver(index, opts);
@@ -173,37 +258,56 @@ export function runItemPhase(
   // The frozen query index (Alg. 2, line 4): the current query policy against the current item index.
   const qIndexSets = queryIndexSets(
     data,
-    decodeQueries(state.query, queryCandidateSets(data.train, itemSideVocabulary(data, itemSets), hintsOver(servedIndex(data, itemSets, opts), opts))),
+    decodeQueries(state.query, queryCandidateSets(data.train, itemVocabulary(data, itemSets), hintsOver(servedIndex(data, itemSets, opts), opts))),
   );
   const visible = new Set(qIndexSets.flat());
-  const cands = currentItemCandidates(data, state, opts).map((c) => c.filter((x) => visible.has(x.keyword)));
-  const itemSetsWithNames = itemIndexSets(data, itemSets);
-  let reward: (i: number, k: readonly string[]) => number;
+  // Data-parallel (--workers N, the default reward only): the workers read the candidates from a file.
+  const parallel = opts.workers !== undefined && opts.ablations.itemReward !== "transposed-f1" && !opts.ablations.sharedGenerator;
+  const cands = currentItemCandidates(data, state, opts, visible, parallel ? 0 : undefined);
+  // Click supervision: the judged items per query (the item reward leaves an unjudged pair at weight 0: missing).
+  const rewardInput = {
+    itemSets: itemIndexSets(data, itemSets),
+    itemNames: data.names,
+    querySets: qIndexSets,
+    relevant: data.train.map((q) => q.relevant),
+    judged: data.train.map((q) => q.judged),
+  };
+  let reward: (i: number, k: readonly string[]) => number = () => 0;
   if (opts.ablations.itemReward === "transposed-f1") {
     const relQ = new Map<number, Set<number>>();
     data.train.forEach((q, j) => {
       for (const i of q.relevant) relQ.set(i, (relQ.get(i) ?? new Set()).add(j));
     });
     reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
-  } else {
-    reward = itemRewardFn(
-      new ItemRewardContext({
-        itemSets: itemSetsWithNames,
-        itemNames: data.names,
-        querySets: qIndexSets,
-        relevant: data.train.map((q) => q.relevant),
-        judged: data.train.map((q) => q.judged),
-      }),
-    );
-  }
-  const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.item);
+  } else if (!parallel) reward = itemRewardFn(new ItemRewardContext(rewardInput));
+  const workers = parallel ? new ParallelItemPhase(opts.workers as number, cands, rewardInput, state.item, TRAIN_DEFAULTS.groupSize) : null;
+  const perEpoch = Math.ceil(cands.count / TRAIN_DEFAULTS.batch.item);
   progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
-  for (let e = 0; e < opts.epochs.item; e++) {
-    for (const b of epochBatches(cands.length, TRAIN_DEFAULTS.batch.item, rng)) {
-      const s = grpoStep(state.item, state.checkpoint.item.adam, cands, b, reward, rng, { lr: TRAIN_DEFAULTS.lr.item, groupSize: TRAIN_DEFAULTS.groupSize });
-      state.checkpoint.history.push({ step: ++state.checkpoint.step, phase: `item-${round}`, round, side: "item", meanReward: s.meanReward });
-      progress.step({ meanReward: s.meanReward });
+  try {
+    for (let e = 0; e < opts.epochs.item; e++) {
+      for (const b of epochBatches(cands.count, TRAIN_DEFAULTS.batch.item, rng)) {
+        // Rollouts and rewards per batch: the batch's candidates at local positions, the reward told each one's item.
+        const batchReward = (j: number, k: readonly string[]) => reward(b[j] as number, k);
+        const lr = TRAIN_DEFAULTS.lr.item;
+        const s = workers
+          ? workers.step(state.item, state.checkpoint.item.adam, b, rng, lr)
+          : grpoStep(
+              state.item,
+              state.checkpoint.item.adam,
+              b.map((i) => cands.get(i)),
+              b.map((_, j) => j),
+              batchReward,
+              rng,
+              { lr, groupSize: TRAIN_DEFAULTS.groupSize },
+            );
+        state.checkpoint.history.push({ step: ++state.checkpoint.step, phase: `item-${round}`, round, side: "item", meanReward: s.meanReward });
+        progress.step({ meanReward: s.meanReward });
+      }
     }
+  } finally {
+    workers?.close();
   }
-  return carryOver(decodeItemSets(state.item, cands), itemSets, visible);
+  const decided = decodeItemSets(state.item, cands);
+  cands.close();
+  return carryOver(decided, itemSets, visible);
 }

@@ -9,9 +9,9 @@ import { REWARD_LIMITS } from "../core/reward.js";
 import { saveParams } from "./checkpoint.js";
 import { CLICK_GRADES } from "./clicks/relevance.js";
 import { SPAM_RULES } from "./clicks/spam.js";
-import { itemSideVocabulary, roundItems, type TrainData } from "./lexical-data.js";
+import { roundItems, type TrainData } from "./lexical-data.js";
 import { type State, TRAIN_DEFAULTS, type TrainOptions } from "./lexical-options.js";
-import { servedIndex } from "./lexical-phases.js";
+import { itemVocabulary, servedIndex } from "./lexical-phases.js";
 import { writeRound } from "./round-artifact.js";
 import { PSEUDO_QUERY_BUDGETS } from "./supervision/catalog-queries.js";
 import type { SupervisedQueries } from "./supervision/supervision.js";
@@ -28,7 +28,7 @@ export function writeTrainedRound(
 ): void {
   const pseudo = queries?.pseudo;
   const clicks = queries?.clicks;
-  const vocab = itemSideVocabulary(data, itemSets);
+  const vocab = itemVocabulary(data, itemSets);
   const supervision = opts.supervision ?? "labels";
   // What the F1 after each phase was scored on, when it is not the hand-labelled dev split.
   const heldOut = supervision === "catalog" ? "Pseudo" : clicks && clicks.heldOut > 0 ? "Clicks" : null;
@@ -48,6 +48,8 @@ export function writeTrainedRound(
         ranker: opts.ranker ?? KEYWORD_RANKER,
         queryDecoding: opts.queryDecoding ?? "independent",
         supervision,
+        // Data-parallel item phases (training/parallel/): recorded without the worker count, which does not change the round.
+        ...(opts.workers !== undefined ? { itemPhase: "map-reduce" } : {}),
         ...(pseudo ? { pseudoQueries: { ...pseudo, budgets: PSEUDO_QUERY_BUDGETS } } : {}),
         ...(clicks ? { clicks: { ...clicks, grades: CLICK_GRADES, spam: SPAM_RULES } } : {}),
       },

@@ -18,10 +18,10 @@ import { type Checkpoint, type HistoryPoint, loadParams, readCheckpoint, savePar
 import type { Dataset } from "./data/wands.js";
 import { prepareData } from "./lexical-data.js";
 import { phaseName, phaseRound, phasesOf, type State, type TrainOptions, type TrainProgress, writesRound } from "./lexical-options.js";
-import { decodeItems, evaluate, initialItemSets, runItemPhase, runQueryPhase, runSft } from "./lexical-phases.js";
+import { closeWorkers, decodeItems, evaluate, initialItemSets, runItemPhase, runQueryPhase, runSft } from "./lexical-phases.js";
 import { writeTrainedRound } from "./lexical-round.js";
 import { newAdamState } from "./optimizer.js";
-import { readRound, readRoundFile } from "./round-artifact.js";
+import { type Round, readRound, readRoundFile } from "./round-artifact.js";
 import { CLICK_SUPERVISION, clickRelevanceOf } from "./supervision/clicks.js";
 import { supervisedQueries } from "./supervision/supervision.js";
 
@@ -35,59 +35,75 @@ function basePrior(): PolicyParams {
 }
 
 export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: TrainProgress): { rounds: number[]; history: HistoryPoint[] } {
-  const start = readRound(opts.fromRound, opts.artifactsRoot);
+  // The starting round whole (its items and index) only until the training view and the first item sets are made.
+  let start: Round | null = readRound(opts.fromRound, opts.artifactsRoot);
+  const startManifest = start.manifest;
   const supervision = opts.supervision ?? "labels";
   const clicks =
     supervision.startsWith("clicks") && opts.clickEvents
       ? { relevance: clickRelevanceOf(opts.clickEvents), unknownWeight: opts.clickUnknownWeight ?? CLICK_SUPERVISION.unknownWeight }
       : undefined;
-  const queries = supervisedQueries(dataset, start.manifest.split, supervision, opts.seed, clicks);
+  const queries = supervisedQueries(dataset, startManifest.split, supervision, opts.seed, clicks);
   const data = prepareData(dataset, start, queries);
   // A checkpoint resumes only the same run: options, data, starting round and policy format (a new feature set restarts);
   // with pseudo-queries, the same ones (a changed construction restarts).
   const policy = { version: POLICY_VERSION, features: FEATURES };
   const asked = [...queries.train, ...queries.dev].map((q) => [q.text, [...(queries.relevant.get(q.id) ?? [])], [...(queries.judged?.get(q.id) ?? [])]]);
   const pseudo = queries.pseudo || queries.clicks ? { pseudo: createHash("sha256").update(JSON.stringify(asked)).digest("hex") } : {};
-  const configKey = JSON.stringify({ opts: { ...opts, artifactsRoot: undefined }, data: dataset.dir, start: start.manifest.checksums, policy, ...pseudo });
+  // The worker count is left out (any count ≥ 1 trains the same rounds), so a killed run may resume with another.
+  const workers = opts.workers === undefined ? undefined : "map-reduce";
+  const configKey = JSON.stringify({
+    opts: { ...opts, artifactsRoot: undefined, workers },
+    data: dataset.dir,
+    start: startManifest.checksums,
+    policy,
+    ...pseudo,
+  });
   const ckptPath = join(opts.artifactsRoot, "train", "lexical", "checkpoint.json");
   const state = restore(ckptPath, configKey, opts);
   const rng = new Rng(state.checkpoint.rng);
   const written: number[] = [];
   let itemSets = initialItemSets(data, state, start, opts);
+  start = null;
 
-  for (const p of phasesOf(opts)) {
-    const phase = phaseName(p);
-    const round = phaseRound(p, opts);
-    if (state.checkpoint.completed.includes(phase)) {
-      if (writesRound(p, opts)) written.push(round);
-      continue;
+  try {
+    for (const p of phasesOf(opts)) {
+      const phase = phaseName(p);
+      const round = phaseRound(p, opts);
+      if (state.checkpoint.completed.includes(phase)) {
+        if (writesRound(p, opts)) written.push(round);
+        continue;
+      }
+      if (p.side === "sft") {
+        runSft(data, state, rng, opts, progress);
+        itemSets = decodeItems(data, state, opts);
+      } else if (p.side === "query") runQueryPhase(data, state, itemSets, rng, opts, round, progress);
+      else itemSets = runItemPhase(data, state, itemSets, rng, opts, round, progress);
+      const summary = evaluate(data, state, itemSets, opts);
+      state.checkpoint.history.push({
+        step: state.checkpoint.step,
+        phase,
+        round,
+        side: p.side,
+        devF1: summary.dev.f1,
+        trainF1: summary.train.f1,
+      });
+      state.checkpoint.phaseMetrics.push({ phase, round, dev: summary.dev, train: summary.train });
+      progress.phaseEnd(phase, summary);
+      if (writesRound(p, opts)) {
+        writeTrainedRound(data, state, itemSets, round, startManifest.split, opts, summary, queries);
+        written.push(round);
+      }
+      state.checkpoint.completed.push(phase);
+      state.checkpoint.rng = rng.state;
+      state.checkpoint.query = { ...state.checkpoint.query, params: saveParams(state.query) };
+      state.checkpoint.item = { ...state.checkpoint.item, params: saveParams(state.item) };
+      writeCheckpoint(ckptPath, state.checkpoint);
+      progress.checkpointed?.(phase);
     }
-    if (p.side === "sft") {
-      runSft(data, state, rng, opts, progress);
-      itemSets = decodeItems(data, state, opts);
-    } else if (p.side === "query") runQueryPhase(data, state, itemSets, rng, opts, round, progress);
-    else itemSets = runItemPhase(data, state, itemSets, rng, opts, round, progress);
-    const summary = evaluate(data, state, itemSets, opts);
-    state.checkpoint.history.push({
-      step: state.checkpoint.step,
-      phase,
-      round,
-      side: p.side,
-      devF1: summary.dev.f1,
-      trainF1: summary.train.f1,
-    });
-    state.checkpoint.phaseMetrics.push({ phase, round, dev: summary.dev, train: summary.train });
-    progress.phaseEnd(phase, summary);
-    if (writesRound(p, opts)) {
-      writeTrainedRound(data, state, itemSets, round, start.manifest.split, opts, summary, queries);
-      written.push(round);
-    }
-    state.checkpoint.completed.push(phase);
-    state.checkpoint.rng = rng.state;
-    state.checkpoint.query = { ...state.checkpoint.query, params: saveParams(state.query) };
-    state.checkpoint.item = { ...state.checkpoint.item, params: saveParams(state.item) };
-    writeCheckpoint(ckptPath, state.checkpoint);
-    progress.checkpointed?.(phase);
+  } finally {
+    // The candidate workers of --workers N (training/parallel/candidates.ts) end with the run.
+    closeWorkers(data);
   }
   return { rounds: written, history: state.checkpoint.history };
 }

@@ -16,10 +16,13 @@ export interface StepResult {
   /** The child's user + system CPU time (NaN when it did not report it). */
   readonly cpuSeconds: number;
   readonly out: string;
+  /** The child's stderr and exit code (a failure is only returned with `allowFailure`). */
+  readonly err: string;
+  readonly code: number | null;
 }
 
 /** Runs `npm run <script> -- …args` (as a user would, package.json's node flags included) and reads its peak RSS (scripts/cli.ts prints it). */
-export function step(script: string, args: readonly string[], env: Record<string, string>): Promise<StepResult> {
+export function step(script: string, args: readonly string[], env: Record<string, string>, opts: { allowFailure?: boolean } = {}): Promise<StepResult> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn("npm", ["run", "-s", script, "--", ...args], {
@@ -35,10 +38,10 @@ export function step(script: string, args: readonly string[], env: Record<string
       err += d;
     });
     child.on("exit", (code) => {
-      const rss = Number(/peak-rss-kb (\d+)/.exec(err)?.[1] ?? Number.NaN);
+      const rss = Number(/peak-rss-kb (\d+) cpu-ms/.exec(err)?.[1] ?? Number.NaN);
       const cpuMs = Number(/cpu-ms (\d+)/.exec(err)?.[1] ?? Number.NaN);
-      if (code !== 0) reject(new Error(`${script} ${args.join(" ")} exited ${code}: ${err.trim().split("\n").slice(-3).join(" | ")}`));
-      else resolve({ seconds: (performance.now() - t0) / 1000, peakRssMb: rss / 1024, cpuSeconds: cpuMs / 1000, out: out.trim() });
+      if (code !== 0 && !opts.allowFailure) reject(new Error(`${script} ${args.join(" ")} exited ${code}: ${err.trim().split("\n").slice(-3).join(" | ")}`));
+      else resolve({ seconds: (performance.now() - t0) / 1000, peakRssMb: rss / 1024, cpuSeconds: cpuMs / 1000, out: out.trim(), err, code });
     });
   });
 }

@@ -1,0 +1,48 @@
+/**
+ * A worker thread that builds item candidates (core/policy-candidates.ts)
+ * for its shard of the catalogue, a contiguous range of item ordinals whose
+ * products it holds with the catalogue's n-gram df: either packed into a
+ * file of its own (a phase's candidate store) or decoded by the item policy
+ * (a decoding pass). Each item's candidates are a pure function of the item
+ * and the vocabulary, so the shards change nothing.
+ */
+import { workerData } from "node:worker_threads";
+import { decode } from "../../core/policy.js";
+import { buildCandidates, type PolicyVocabulary } from "../../core/policy-candidates.js";
+import { newParams } from "../../core/policy-features.js";
+import { writeCandidateFile } from "../candidate-store.js";
+import type { Product } from "../data/types.js";
+import { candidateInputOf } from "../lexical-data.js";
+import { type PoolWorkerData, serve } from "./pool.js";
+
+export interface CandidateWorkerData {
+  readonly products: readonly Product[];
+  readonly ngramDf: ReadonlyMap<string, number>;
+  readonly itemCount: number;
+}
+
+export type CandidateMessage =
+  | { readonly kind: "store"; readonly vocab: PolicyVocabulary; readonly keep: ReadonlySet<string> | null }
+  | {
+      readonly kind: "decode";
+      readonly vocab: PolicyVocabulary;
+      readonly weights: Float64Array;
+      readonly keywordWeights: ReadonlyMap<string, number>;
+      readonly kMax: number;
+      readonly minLogit: number;
+    };
+
+const data = workerData as CandidateWorkerData & PoolWorkerData;
+
+serve(data, (m) => {
+  const msg = m as CandidateMessage;
+  const build = (j: number) => buildCandidates(msg.vocab, candidateInputOf(data.products[j] as Product, data.ngramDf, data.itemCount));
+  if (msg.kind === "store") {
+    const keep = msg.keep;
+    return writeCandidateFile(data.products.length, (j) => (keep ? build(j).filter((c) => keep.has(c.keyword)) : build(j)));
+  }
+  const params = newParams();
+  params.weights.set(msg.weights);
+  for (const [k, w] of msg.keywordWeights) params.keywordWeights.set(k, w);
+  return data.products.map((_, j) => decode(params, build(j), msg.kMax, msg.minLogit));
+});
