@@ -30,9 +30,15 @@ describe("an LLM round", () => {
   }, 120_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) child.kill("SIGKILL");
+    // SIGINT, not SIGKILL: npm start stops the wrangler dev group it started (a SIGKILL would leave it serving).
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child?.once("exit", r));
+      child.kill("SIGINT");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
     await llm.close();
-  });
+  }, 30_000);
 
   it("is built by npm run index, resumes after a kill without repeating finished items, and records its model", async () => {
     const args = ["--generator", "vllm", "--base-url", `${llm.url}/echo/v1`, "--model", "item-model", "--query-model", "query-model", "--round", "1"];
