@@ -80,7 +80,8 @@ runCli(async () => {
     const train = await step(
       "train",
       ["--backend", "lexical", "--rounds", "1", "--seed", String(seed), ...workers],
-      { ...env, NODE_OPTIONS: "--expose-gc" },
+      // The caller's NODE_OPTIONS (a larger heap, say) go on to the training child.
+      { ...env, NODE_OPTIONS: `--expose-gc ${process.env.NODE_OPTIONS ?? ""}`.trim() },
       {
         allowFailure: true,
       },
