@@ -3,7 +3,7 @@
  *   [--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints]
  *   [--query-decoding independent|sequential]
  *   [--ranker R] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks] [--workers N]
- *   [--events FILE [--with-catalog] [--unknown missing|irrelevant|W]]`
+ *   [--items-trained N] [--events FILE [--with-catalog] [--unknown missing|irrelevant|W]]`
  * Resumable: a killed run continues from its last completed phase. Ablations
  * write their rounds under artifacts/ablations/<name>/ so the main rounds stay.
  * With --cv K, k-fold cross-validation over the training queries first
@@ -39,7 +39,7 @@ const USAGE =
   "npm run train -- --backend lexical [--rounds 5] [--seed S] [--from-round 0] [--epochs-query 20] [--epochs-item 5] " +
   "[--no-sft] [--shared-generator] [--item-reward marginal|transposed-f1] [--freeze-items] [--no-hints] [--query-decoding independent|sequential] " +
   '[--ranker keywords|text|"blend K:T"] [--cv K [--cv-only]] [--supervision labels|catalog|labels+catalog|clicks] [--workers N] ' +
-  "[--events FILE [--with-catalog] [--unknown missing|irrelevant|W]]";
+  "[--items-trained N] [--events FILE [--with-catalog] [--unknown missing|irrelevant|W]]";
 
 function ablationName(a: Ablations, decoding: TrainOptions["queryDecoding"]): string | null {
   const parts = [
@@ -87,6 +87,7 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
       "with-catalog": { type: "boolean" },
       unknown: { type: "string" },
       workers: { type: "string" },
+      "items-trained": { type: "string" },
     },
     `${USAGE}\n       ${VERL_USAGE}`,
   );
@@ -209,6 +210,7 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
     ...(supervision !== "labels" ? { supervision } : {}),
     ...(fromClicks ? { clickEvents: args.events as string, ...(unknownWeight !== undefined ? { clickUnknownWeight: unknownWeight } : {}) } : {}),
     ...(args.workers !== undefined ? { workers: intOption("workers", args.workers, 1, 1) } : {}),
+    ...(args["items-trained"] !== undefined ? { itemsTrainedMax: intOption("items-trained", args["items-trained"], TRAIN_DEFAULTS.itemsTrainedMax, 1) } : {}),
   };
   let cv: CvReport | null = null;
   if (folds !== null) {

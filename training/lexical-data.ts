@@ -127,12 +127,22 @@ export function querySideVocabulary(data: TrainData, querySets: ReadonlyArray<re
   );
 }
 
-/** Every item's candidates against `vocab`, each kept only where `keep` says (training/candidate-store.ts holds them). */
-export function itemCandidates(data: TrainData, vocab: PolicyVocabulary, keep?: (c: Candidate) => boolean, budget?: number): CandidateStore {
+/**
+ * Every item's candidates against `vocab` (or those of `items`, item ordinals
+ * in order: the store's position p is then item items[p]), each kept only
+ * where `keep` says (training/candidate-store.ts holds them).
+ */
+export function itemCandidates(
+  data: TrainData,
+  vocab: PolicyVocabulary,
+  keep?: (c: Candidate) => boolean,
+  budget?: number,
+  items?: readonly number[] | null,
+): CandidateStore {
   return buildCandidateStore(
-    data.items.length,
-    (j) => {
-      const all = buildCandidates(vocab, itemCandidateInput(data, j));
+    items ? items.length : data.items.length,
+    (p) => {
+      const all = buildCandidates(vocab, itemCandidateInput(data, items ? (items[p] as number) : p));
       return keep ? all.filter(keep) : all;
     },
     budget,

@@ -16,6 +16,14 @@ export const TRAIN_DEFAULTS = {
   groupSize: 8,
   lr: { sft: 0.1, query: 0.05, item: 0.05 },
   evalEverySteps: 10,
+  /**
+   * The most items an item-side phase's steps visit (Phase 1's and the item
+   * phase's, training/lexical-phases.ts trainedItems): a larger catalogue
+   * trains on a seeded sample of this many and still decodes every item. The
+   * item policy is a few dozen shared feature weights (and keyword weights), so
+   * 100k items' steps fit it as well as a million's at a tenth of the time.
+   */
+  itemsTrainedMax: 100_000,
 } as const;
 
 export interface Ablations {
@@ -58,6 +66,8 @@ export interface TrainOptions {
    * the last bits: other seeds per chunk and another order of the sums).
    */
   readonly workers?: number;
+  /** The most items an item-side phase's steps visit (default TRAIN_DEFAULTS.itemsTrainedMax; `--items-trained N`). */
+  readonly itemsTrainedMax?: number;
 }
 
 export interface TrainProgress {

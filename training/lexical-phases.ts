@@ -9,10 +9,11 @@ import { HINT_LIMITS, type HintSource, indexHintSource } from "../core/hints.js"
 import type { KeywordIndex } from "../core/inverted-index.js";
 import { decode } from "../core/policy.js";
 import { buildCandidates, type Candidate, type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
+import type { PolicyParams } from "../core/policy-features.js";
 import type { QueryGenerator } from "../core/query-generator.js";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
 import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
-import type { Rng } from "../core/rng.js";
+import { Rng } from "../core/rng.js";
 import { decodeQuery } from "../core/set-policy.js";
 import { type HistoryPoint, loadParams, saveParams } from "./checkpoint.js";
 import { evaluateKeywords } from "./evaluate.js";
@@ -85,9 +86,23 @@ export const hintsOver = (index: KeywordIndex, opts: TrainOptions): HintSource |
  * vocabulary, a fixed reference, so the same recipe serves training,
  * decoding and resuming).
  */
-function currentItemCandidates(data: TrainData, state: Pick<State, "query">, opts: TrainOptions, keep: ReadonlySet<string> | null, budget?: number) {
+function currentQueryVocabulary(data: TrainData, state: Pick<State, "query">, opts: TrainOptions): PolicyVocabulary {
   const querySets = decodeQueries(state.query, baseQueryCandidates(data, opts));
-  return storeCandidates(data, querySideVocabulary(data, queryIndexSets(data, querySets)), keep, opts, budget);
+  return querySideVocabulary(data, queryIndexSets(data, querySets));
+}
+
+/**
+ * The items an item-side phase's steps visit: all of them, or past
+ * TRAIN_DEFAULTS.itemsTrainedMax a sample of that many (item ordinals in
+ * order), drawn from the run's seed and the phase alone, so that the main
+ * RNG's stream, and every catalogue below the budget, are as before.
+ */
+export function trainedItems(count: number, seed: number, phase: string, max: number = TRAIN_DEFAULTS.itemsTrainedMax): number[] | null {
+  if (count <= max) return null;
+  let h = seed >>> 0;
+  for (const ch of phase) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  const all = new Rng(h).shuffle(Array.from({ length: count }, (_, j) => j));
+  return all.slice(0, max).sort((a, b) => a - b);
 }
 
 /**
@@ -102,11 +117,28 @@ export function closeWorkers(data: TrainData): void {
   candidateWorkers.delete(data);
 }
 
-/** Every item's candidates against `vocab`, those `keep` holds (all without it), in a store (training/candidate-store.ts). */
-function storeCandidates(data: TrainData, vocab: PolicyVocabulary, keep: ReadonlySet<string> | null, opts: TrainOptions, budget?: number) {
+/** Every item's candidates against `vocab` (or `items`'), those `keep` holds (all without it), in a store (training/candidate-store.ts). */
+function storeCandidates(
+  data: TrainData,
+  vocab: PolicyVocabulary,
+  keep: ReadonlySet<string> | null,
+  opts: TrainOptions,
+  budget?: number,
+  items: readonly number[] | null = null,
+) {
   const par = parallelCandidates(data, opts);
-  if (par) return par.store(vocab, keep);
-  return itemCandidates(data, vocab, keep ? (c: Candidate) => keep.has(c.keyword) : undefined, budget);
+  if (par) return par.store(vocab, keep, items);
+  return itemCandidates(data, vocab, keep ? (c: Candidate) => keep.has(c.keyword) : undefined, budget, items);
+}
+
+/** Every item's decoded set, each item's candidates (those `keep` holds) built, decoded and dropped in turn. */
+function decodeAll(data: TrainData, vocab: PolicyVocabulary, params: PolicyParams, keep: ReadonlySet<string> | null, opts: TrainOptions): string[][] {
+  const par = parallelCandidates(data, opts);
+  if (par) return par.decode(vocab, params, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit, keep);
+  return data.items.map((_, j) => {
+    const all = buildCandidates(vocab, itemCandidateInput(data, j));
+    return decode(params, keep ? all.filter((c) => keep.has(c.keyword)) : all, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit);
+  });
 }
 
 /**
@@ -126,11 +158,7 @@ const baseQueryCandidates = (data: TrainData, opts: TrainOptions) =>
 
 /** The items' decoded sets, each item's candidates built, decoded and dropped in turn. */
 const itemSetsFrom = (data: TrainData, policies: Pick<State, "query" | "item">, opts: TrainOptions): string[][] => {
-  const querySets = decodeQueries(policies.query, baseQueryCandidates(data, opts));
-  const vocab = querySideVocabulary(data, queryIndexSets(data, querySets));
-  const par = parallelCandidates(data, opts);
-  if (par) return par.decode(vocab, policies.item, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit);
-  return data.items.map((_, j) => decode(policies.item, buildCandidates(vocab, itemCandidateInput(data, j)), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit));
+  return decodeAll(data, currentQueryVocabulary(data, policies, opts), policies.item, null, opts);
 };
 
 /** Item sets decoded from the current policies (not read from a round), recording which policies decoded them. */
@@ -173,18 +201,17 @@ export function evaluate(data: TrainData, state: State, itemSets: ReadonlyArray<
 export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptions, progress: TrainProgress): void {
   const qCands = baseQueryCandidates(data, opts);
   const qTargets = sftQueryTargets(data, data.baseItemSets);
-  const iCands = storeCandidates(
+  // Past the budget, the item side's steps visit a sample of the items (store position p is item at(p)).
+  const items = trainedItems(data.items.length, opts.seed, "sft", opts.itemsTrainedMax);
+  const at = (p: number) => (items ? (items[p] as number) : p);
+  const qVocab = querySideVocabulary(
     data,
-    querySideVocabulary(
+    queryIndexSets(
       data,
-      queryIndexSets(
-        data,
-        qTargets.map((t) => [...t]),
-      ),
+      qTargets.map((t) => [...t]),
     ),
-    null,
-    opts,
   );
+  const iCands = storeCandidates(data, qVocab, null, opts, undefined, items);
   const steps = opts.epochs.sft * (Math.ceil(qCands.length / TRAIN_DEFAULTS.batch.sft) + Math.ceil(iCands.count / TRAIN_DEFAULTS.batch.sft));
   // --workers N: the item side's steps as map (a chunk's cross-entropy gradient sums) and reduce (training/parallel/).
   // (Not with a shared generator: the query side's steps move the same weights between the workers' item steps.)
@@ -197,12 +224,12 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
     }
     for (const b of epochBatches(iCands.count, TRAIN_DEFAULTS.batch.sft, rng)) {
       if (workers) {
-        progress.step({ loss: workers.sftStep(state.item, state.checkpoint.item.adam, b, (i) => data.baseItemSets[i] ?? [], TRAIN_DEFAULTS.lr.sft) });
+        progress.step({ loss: workers.sftStep(state.item, state.checkpoint.item.adam, b, (p) => data.baseItemSets[at(p)] ?? [], TRAIN_DEFAULTS.lr.sft) });
         continue;
       }
       // The batch's candidates and targets at local positions 0..|b|−1, in batch order: the same sums as indexing the whole.
       const local = b.map((_, j) => j);
-      const targets = b.map((i) => new Set(data.baseItemSets[i]));
+      const targets = b.map((p) => new Set(data.baseItemSets[at(p)]));
       progress.step({
         loss: sftStep(
           state.item,
@@ -263,7 +290,11 @@ export function runItemPhase(
   const visible = new Set(qIndexSets.flat());
   // Data-parallel (--workers N, the default reward only): the workers read the candidates from a file.
   const parallel = opts.workers !== undefined && opts.ablations.itemReward !== "transposed-f1" && !opts.ablations.sharedGenerator;
-  const cands = currentItemCandidates(data, state, opts, visible, parallel ? 0 : undefined);
+  // Past the budget, the steps visit a sample of the items (store position p is item at(p)); every item is decoded after.
+  const items = trainedItems(data.items.length, opts.seed, `item-${round}`, opts.itemsTrainedMax);
+  const at = (p: number) => (items ? (items[p] as number) : p);
+  const qVocab = currentQueryVocabulary(data, state, opts);
+  const cands = storeCandidates(data, qVocab, visible, opts, parallel ? 0 : undefined, items);
   // Click supervision: the judged items per query (the item reward leaves an unjudged pair at weight 0: missing).
   const rewardInput = {
     itemSets: itemIndexSets(data, itemSets),
@@ -280,14 +311,14 @@ export function runItemPhase(
     });
     reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
   } else if (!parallel) reward = itemRewardFn(new ItemRewardContext(rewardInput));
-  const workers = parallel ? new ParallelItemPhase(opts.workers as number, cands, rewardInput, state.item, TRAIN_DEFAULTS.groupSize) : null;
+  const workers = parallel ? new ParallelItemPhase(opts.workers as number, cands, rewardInput, state.item, TRAIN_DEFAULTS.groupSize, items) : null;
   const perEpoch = Math.ceil(cands.count / TRAIN_DEFAULTS.batch.item);
   progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
   try {
     for (let e = 0; e < opts.epochs.item; e++) {
       for (const b of epochBatches(cands.count, TRAIN_DEFAULTS.batch.item, rng)) {
         // Rollouts and rewards per batch: the batch's candidates at local positions, the reward told each one's item.
-        const batchReward = (j: number, k: readonly string[]) => reward(b[j] as number, k);
+        const batchReward = (j: number, k: readonly string[]) => reward(at(b[j] as number), k);
         const lr = TRAIN_DEFAULTS.lr.item;
         const s = workers
           ? workers.step(state.item, state.checkpoint.item.adam, b, rng, lr)
@@ -307,7 +338,8 @@ export function runItemPhase(
   } finally {
     workers?.close();
   }
-  const decided = decodeItemSets(state.item, cands);
+  const fromStore = items ? null : decodeItemSets(state.item, cands);
   cands.close();
+  const decided = fromStore ?? decodeAll(data, qVocab, state.item, visible, opts);
   return carryOver(decided, itemSets, visible);
 }

@@ -81,6 +81,33 @@ describe("data-parallel item phase", () => {
     expect(b.checksums).toEqual(a.checksums);
   });
 
+  it("trains on a sample of the items past --items-trained, the same rounds with 1 and 2 workers, and decodes every item", () => {
+    // 150 items, steps over 60 of them: the sample is drawn per phase from the seed, each worker stores its shard's share.
+    const synth = writeSyntheticWands(150);
+    const [one, two, serial, all] = ["1", "2", "serial", "all"].map((n) => mkdtempSync(join(tmpdir(), `cogr-par-sample-${n}-`))) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    const sample = [...ARGS, "--items-trained", "60"];
+    const run = (args: string[], root: string) => runScript("train.ts", args, { COGR_DATA: synth.dir, COGR_ARTIFACTS: root });
+    expect(run([...sample, "--workers", "1"], one).stderr).toBe("");
+    expect(run([...sample, "--workers", "2"], two).status).toBe(0);
+    for (const round of [1, 2]) expect(readRound(round, two).manifest.contentHash).toBe(readRound(round, one).manifest.contentHash);
+    // One thread, with and without the sample: the sample is what the steps saw.
+    expect(run(sample, serial).stderr).toBe("");
+    expect(run(ARGS, all).status).toBe(0);
+    expect(readRound(2, serial).manifest.contentHash).not.toBe(readRound(2, all).manifest.contentHash);
+    // Every item is decoded (not only the 60 trained on): the round indexes all 150, and more than 60 items changed.
+    for (const root of [one, serial]) {
+      const items0 = readRound(0, root).items;
+      const items2 = readRound(2, root).items;
+      expect(items2).toHaveLength(150);
+      expect(items2.filter((it, j) => it.keywords.join("|") !== items0[j]?.keywords.join("|")).length).toBeGreaterThan(60);
+    }
+  });
+
   it("refuses a worker count below 1 in one line", () => {
     const r = runScript("train.ts", ["--backend", "lexical", "--workers", "0"], { COGR_DATA: writeSyntheticWands(40).dir });
     expect(r.status).toBe(1);

@@ -16,16 +16,25 @@ import { candidateInputOf } from "../lexical-data.js";
 import { type PoolWorkerData, serve } from "./pool.js";
 
 export interface CandidateWorkerData {
+  /** The shard's products: items first, first + 1, …. */
   readonly products: readonly Product[];
+  readonly first: number;
   readonly ngramDf: ReadonlyMap<string, number>;
   readonly itemCount: number;
 }
 
 export type CandidateMessage =
-  | { readonly kind: "store"; readonly vocab: PolicyVocabulary; readonly keep: ReadonlySet<string> | null }
+  | {
+      readonly kind: "store";
+      readonly vocab: PolicyVocabulary;
+      readonly keep: ReadonlySet<string> | null;
+      /** The shard's items to store (item ordinals, in order), or all of them. */
+      readonly items: readonly number[] | null;
+    }
   | {
       readonly kind: "decode";
       readonly vocab: PolicyVocabulary;
+      readonly keep: ReadonlySet<string> | null;
       readonly weights: Float64Array;
       readonly keywordWeights: ReadonlyMap<string, number>;
       readonly kMax: number;
@@ -36,10 +45,15 @@ const data = workerData as CandidateWorkerData & PoolWorkerData;
 
 serve(data, (m) => {
   const msg = m as CandidateMessage;
-  const build = (j: number) => buildCandidates(msg.vocab, candidateInputOf(data.products[j] as Product, data.ngramDf, data.itemCount));
+  const keep = msg.keep;
+  // j: the item's place in this shard.
+  const build = (j: number) => {
+    const all = buildCandidates(msg.vocab, candidateInputOf(data.products[j] as Product, data.ngramDf, data.itemCount));
+    return keep ? all.filter((c) => keep.has(c.keyword)) : all;
+  };
   if (msg.kind === "store") {
-    const keep = msg.keep;
-    return writeCandidateFile(data.products.length, (j) => (keep ? build(j).filter((c) => keep.has(c.keyword)) : build(j)));
+    const items = msg.items;
+    return items ? writeCandidateFile(items.length, (p) => build((items[p] as number) - data.first)) : writeCandidateFile(data.products.length, build);
   }
   const params = newParams();
   params.weights.set(msg.weights);

@@ -14,25 +14,34 @@ import { WorkerPool } from "./pool.js";
 
 export class ParallelCandidates {
   private readonly pool: WorkerPool;
+  /** Worker w holds items [bounds[w], bounds[w + 1]). */
+  private readonly bounds: number[];
 
   constructor(data: TrainData, workers: number) {
     const n = data.items.length;
-    const shard = (w: number) => [Math.floor((w * n) / workers), Math.floor(((w + 1) * n) / workers)] as const;
+    this.bounds = Array.from({ length: workers + 1 }, (_, w) => Math.floor((w * n) / workers));
     this.pool = new WorkerPool(new URL("./candidate-worker.ts", import.meta.url), workers, (w): CandidateWorkerData & Record<string, unknown> => {
-      const [from, to] = shard(w);
-      return { products: data.items.slice(from, to).map((it) => it.product), ngramDf: data.ngramDf, itemCount: n };
+      const [from, to] = [this.bounds[w] as number, this.bounds[w + 1] as number];
+      return { products: data.items.slice(from, to).map((it) => it.product), first: from, ngramDf: data.ngramDf, itemCount: n };
     });
   }
 
-  /** Every item's candidates against `vocab`, kept where `keep` holds the keyword, in one file. */
-  store(vocab: PolicyVocabulary, keep: ReadonlySet<string> | null): CandidateStore {
-    const msg: CandidateMessage = { kind: "store", vocab, keep };
-    return joinCandidateFiles(this.pool.run<CandidateFile>(Array(this.pool.size).fill(msg)));
+  /**
+   * Every item's candidates against `vocab` (or those of `items`, item
+   * ordinals in order: each worker stores its shard's), kept where `keep`
+   * holds the keyword, in one file.
+   */
+  store(vocab: PolicyVocabulary, keep: ReadonlySet<string> | null, items: readonly number[] | null = null): CandidateStore {
+    const msgs = Array.from({ length: this.pool.size }, (_, w): CandidateMessage => {
+      const [from, to] = [this.bounds[w] as number, this.bounds[w + 1] as number];
+      return { kind: "store", vocab, keep, items: items ? items.filter((i) => i >= from && i < to) : null };
+    });
+    return joinCandidateFiles(this.pool.run<CandidateFile>(msgs));
   }
 
-  /** Every item's decoded keyword set (core/policy.ts decode). */
-  decode(vocab: PolicyVocabulary, params: PolicyParams, kMax: number, minLogit: number): string[][] {
-    const msg: CandidateMessage = { kind: "decode", vocab, weights: params.weights, keywordWeights: params.keywordWeights, kMax, minLogit };
+  /** Every item's decoded keyword set (core/policy.ts decode) over its candidates that `keep` holds (all without it). */
+  decode(vocab: PolicyVocabulary, params: PolicyParams, kMax: number, minLogit: number, keep: ReadonlySet<string> | null = null): string[][] {
+    const msg: CandidateMessage = { kind: "decode", vocab, keep, weights: params.weights, keywordWeights: params.keywordWeights, kMax, minLogit };
     return this.pool.run<string[][]>(Array(this.pool.size).fill(msg)).flat();
   }
 

@@ -30,10 +30,12 @@ export class ParallelItemPhase {
     reward: ItemRewardInput | null,
     params: PolicyParams,
     private readonly groupSize: number,
+    /** The item of each of the store's records, when it holds a sample of the items (training/lexical-phases.ts trainedItems). */
+    items: readonly number[] | null = null,
   ) {
     const file = store.file;
     if (!file) throw new Error("a data-parallel item phase needs its candidates in a file (buildCandidateStore with budget 0)");
-    const data: ItemWorkerData = { file, reward, keywordWeights: [...params.keywordWeights], groupSize };
+    const data: ItemWorkerData = { file, reward, items, keywordWeights: [...params.keywordWeights], groupSize };
     this.pool = new WorkerPool(new URL("./item-worker.ts", import.meta.url), workers, () => ({ ...data }));
   }
 

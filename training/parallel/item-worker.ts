@@ -16,6 +16,8 @@ export interface ItemWorkerData {
   readonly file: CandidateFile;
   /** App. B.3's reward input (the item phase); none for Phase 1. */
   readonly reward: ItemRewardInput | null;
+  /** The item of each of the file's records, when the phase trains on a sample of the items (record p is item items[p]); else record i is item i. */
+  readonly items: readonly number[] | null;
   readonly keywordWeights: ReadonlyArray<readonly [string, number]>;
   readonly groupSize: number;
 }
@@ -31,6 +33,7 @@ export interface ItemStepMessage {
 const data = workerData as ItemWorkerData & PoolWorkerData;
 const store = openCandidateFile(data.file);
 const ctx = data.reward ? new ItemRewardContext(data.reward) : null;
+const items = data.items;
 const params = newParams();
 for (const [k, w] of data.keywordWeights) params.keywordWeights.set(k, w);
 
@@ -45,7 +48,7 @@ serve(data, (m) => {
     mapChunk(
       params,
       (j) => store.get(j),
-      (i, k) => reward.reward(i, k),
+      (p, k) => reward.reward(items ? (items[p] as number) : p, k),
       t,
       data.groupSize,
     ),
