@@ -5,7 +5,9 @@
  * D1 rows per shard and the largest rows, an incremental publish of a round
  * that changes 1 % of the items, and search latency through `wrangler dev`
  * for common and rare queries (cold and warm) against /healthz, with the
- * workerd process's memory read from /proc. A benchmark, not a test.
+ * workerd process's memory read from /proc; with --equal N, the worker's
+ * answers to N queries against the trainer's (scripts/bench/equality.ts).
+ * A benchmark, not a test.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -16,13 +18,14 @@ import { readDeployConfig } from "../publish/node/deploy-config.js";
 import { applyMigrations, localTarget } from "../publish/node/targets.js";
 import { dataDir } from "../training/data/dataset.js";
 import { loadQueries, WANDS_FILES } from "../training/data/wands.js";
+import { compareWithWorker } from "./bench/equality.js";
 import { deriveRound, postingFigures, step, storageFigures } from "./bench/scale-steps.js";
 import { percentile, printTable } from "./bench/stats.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
 
-const USAGE = "npm run bench:scale -- --items N [--seed S] [--keep DIR [--search-only]]";
+const USAGE = "npm run bench:scale -- --items N [--seed S] [--keep DIR [--search-only]] [--equal N]";
 const BENCH = { port: 8795, warmRepeats: 15, healthRepeats: 50, rareQueries: 20, changedShare: 0.01 } as const;
 const COMMON = ["chair", "wall", "gray sofa", "wood table", "bed"] as const;
 
@@ -57,10 +60,14 @@ async function timed(url: string): Promise<number> {
 }
 
 runCli(async () => {
-  const args = parseCli({ items: { type: "string" }, seed: { type: "string" }, keep: { type: "string" }, "search-only": { type: "boolean" } }, USAGE);
+  const args = parseCli(
+    { items: { type: "string" }, seed: { type: "string" }, keep: { type: "string" }, "search-only": { type: "boolean" }, equal: { type: "string" } },
+    USAGE,
+  );
   if (args["search-only"] && !args.keep) throw new UsageError(`--search-only measures the searches of a run kept with --keep DIR\nusage: ${USAGE}`);
   const items = intOption("items", args.items, 100_000, 1);
   const seed = intOption("seed", args.seed, 42);
+  const equal = intOption("equal", args.equal, 0);
   await assertPortFree(BENCH.port);
   const work = args.keep ?? mkdtempSync(join(tmpdir(), "cogr-scale-"));
   const data = join(work, "data");
@@ -180,6 +187,14 @@ runCli(async () => {
       console.log(
         `\nworkerd memory (measured, /proc): RSS ${idle.rssMb.toFixed(0)} MB after start, ${busy.rssMb.toFixed(0)} MB after the searches, peak ${busy.peakMb.toFixed(0)} MB`,
       );
+      if (equal > 0) {
+        // After the timings: reading the round whole in this process takes gigabytes at 1M items.
+        const asked = [...COMMON, ...queries.map((q) => q.text)].slice(0, equal);
+        const eq = await compareWithWorker(server.url, artifacts, 1, asked);
+        console.log(`\nworker = trainer (round 1, ${eq.queries} queries, ${eq.hits} results compared): ${eq.differences.length} differences`);
+        for (const d of eq.differences.slice(0, 5)) console.log(`  ${d.slice(0, 400)}`);
+        if (eq.differences.length > 0) process.exitCode = 2;
+      }
     } finally {
       server.stop();
       await server.exited;
