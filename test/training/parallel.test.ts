@@ -8,11 +8,17 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { decode } from "../../core/policy.js";
 import type { Candidate } from "../../core/policy-candidates.js";
+import { buildCandidates } from "../../core/policy-candidates.js";
 import { FEATURE_COUNT, newParams } from "../../core/policy-features.js";
 import { Rng } from "../../core/rng.js";
+import { loadWands } from "../../training/data/wands.js";
+import { itemCandidateInput, prepareData, queryIndexSets, querySideVocabulary } from "../../training/lexical-data.js";
+import { ParallelCandidates } from "../../training/parallel/candidates.js";
 import { chunkTasks, mapChunk, reduceChunks } from "../../training/parallel/grpo-map.js";
-import { readRound } from "../../training/round-artifact.js";
+import { readRound, writeRound } from "../../training/round-artifact.js";
+import { buildRound0 } from "../../training/round0.js";
 import { runScript } from "../cli.js";
 import { writeSyntheticWands } from "../fixtures.js";
 
@@ -105,6 +111,31 @@ describe("data-parallel item phase", () => {
       const items2 = readRound(2, root).items;
       expect(items2).toHaveLength(150);
       expect(items2.filter((it, j) => it.keywords.join("|") !== items0[j]?.keywords.join("|")).length).toBeGreaterThan(60);
+    }
+  });
+
+  it("decodes in slices of each shard (as at 1M items) exactly as one thread decodes every item", async () => {
+    const dataset = await loadWands(writeSyntheticWands(90).dir);
+    const root = mkdtempSync(join(tmpdir(), "cogr-par-slice-"));
+    writeRound(buildRound0(dataset, { devQueries: 4 }), root);
+    const data = prepareData(dataset, readRound(0, root));
+    const vocab = querySideVocabulary(
+      data,
+      queryIndexSets(
+        data,
+        data.baseItemSets.slice(0, data.train.length).map((s) => [...s]),
+      ),
+    );
+    const params = newParams(0.5);
+    const serial = data.items.map((_, j) => decode(params, buildCandidates(vocab, itemCandidateInput(data, j)), 30, -1));
+    expect(serial.flat().length).toBeGreaterThan(90);
+    const par = new ParallelCandidates(data, 2);
+    try {
+      // 90 items on 2 workers in slices of 7: 7 messages each, the last a short one.
+      expect(par.decode(vocab, params, 30, -1, null, 7)).toEqual(serial);
+      expect(par.decode(vocab, params, 30, -1, null, 1000)).toEqual(serial);
+    } finally {
+      par.close();
     }
   });
 

@@ -35,6 +35,9 @@ export type CandidateMessage =
       readonly kind: "decode";
       readonly vocab: PolicyVocabulary;
       readonly keep: ReadonlySet<string> | null;
+      /** The shard's items [from, to) (places in the shard): a pass is sent in slices, each answered well within the pool's reply timeout. */
+      readonly from: number;
+      readonly to: number;
       readonly weights: Float64Array;
       readonly keywordWeights: ReadonlyMap<string, number>;
       readonly kMax: number;
@@ -58,5 +61,7 @@ serve(data, (m) => {
   const params = newParams();
   params.weights.set(msg.weights);
   for (const [k, w] of msg.keywordWeights) params.keywordWeights.set(k, w);
-  return data.products.map((_, j) => decode(params, build(j), msg.kMax, msg.minLogit));
+  const out: string[][] = [];
+  for (let j = msg.from; j < Math.min(msg.to, data.products.length); j++) out.push(decode(params, build(j), msg.kMax, msg.minLogit));
+  return out;
 });

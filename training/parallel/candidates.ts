@@ -12,6 +12,9 @@ import type { TrainData } from "../lexical-data.js";
 import type { CandidateMessage, CandidateWorkerData } from "./candidate-worker.js";
 import { WorkerPool } from "./pool.js";
 
+/** Items a worker decodes per message (about 10 s of CPU at 0.5 ms an item). */
+export const CANDIDATE_SLICE = { decodeItems: 20_000 } as const;
+
 export class ParallelCandidates {
   private readonly pool: WorkerPool;
   /** Worker w holds items [bounds[w], bounds[w + 1]). */
@@ -40,9 +43,34 @@ export class ParallelCandidates {
   }
 
   /** Every item's decoded keyword set (core/policy.ts decode) over its candidates that `keep` holds (all without it). */
-  decode(vocab: PolicyVocabulary, params: PolicyParams, kMax: number, minLogit: number, keep: ReadonlySet<string> | null = null): string[][] {
-    const msg: CandidateMessage = { kind: "decode", vocab, keep, weights: params.weights, keywordWeights: params.keywordWeights, kMax, minLogit };
-    return this.pool.run<string[][]>(Array(this.pool.size).fill(msg)).flat();
+  decode(
+    vocab: PolicyVocabulary,
+    params: PolicyParams,
+    kMax: number,
+    minLogit: number,
+    keep: ReadonlySet<string> | null = null,
+    slice: number = CANDIDATE_SLICE.decodeItems,
+  ): string[][] {
+    // In slices of each shard: at 1M items a whole shard's pass is minutes of CPU, past the pool's reply timeout on a busy machine.
+    const shards = Array.from({ length: this.pool.size }, (): string[][][] => []);
+    const largest = Math.max(...this.bounds.slice(1).map((b, w) => b - (this.bounds[w] as number)));
+    for (let from = 0; from < largest; from += slice) {
+      const msg: CandidateMessage = {
+        kind: "decode",
+        vocab,
+        keep,
+        weights: params.weights,
+        keywordWeights: params.keywordWeights,
+        kMax,
+        minLogit,
+        from,
+        to: from + slice,
+      };
+      this.pool.run<string[][]>(Array(this.pool.size).fill(msg)).forEach((sets, w) => {
+        shards[w]?.push(sets);
+      });
+    }
+    return shards.flatMap((slices) => slices.flat());
   }
 
   close(): void {
