@@ -25,7 +25,11 @@ export async function compareWithWorker(baseUrl: string, artifacts: string, roun
   const differences: string[] = [];
   let hits = 0;
   for (const q of queries) {
-    const res = await fetch(`${baseUrl}/v1/search?q=${encodeURIComponent(q)}&limit=${limit}`, { headers: { "x-cogr-user": "bench-equality" } });
+    const res = await fetch(`${baseUrl}/v1/search?q=${encodeURIComponent(q)}&limit=${limit}`, { headers: { "x-cogr-user": "bench-equality" } }).catch(
+      (e: Error) => {
+        throw new Error(`search ${JSON.stringify(q)}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}`);
+      },
+    );
     if (!res.ok) throw new Error(`search ${JSON.stringify(q)} answered ${res.status}`);
     const body = (await res.json()) as Answer;
     if (body.round !== round) throw new Error(`the server answers from round ${body.round}, not ${round}`);

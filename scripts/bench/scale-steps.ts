@@ -8,7 +8,7 @@ import { fnv1a32, keywordKey, wordKey } from "../../core/shard.js";
 import type { DeployConfig } from "../../publish/node/deploy-config.js";
 import { localTarget } from "../../publish/node/targets.js";
 import { LineWriter } from "../../training/jsonl.js";
-import { readManifest, roundDir, roundItems, roundPostings, wholeQueryGenerator, writeRound } from "../../training/round-artifact.js";
+import { readManifest, readRoundIndex, roundDir, roundItems, roundPostings, wholeQueryGenerator, writeRound } from "../../training/round-artifact.js";
 
 export interface StepResult {
   readonly seconds: number;
@@ -124,7 +124,10 @@ export interface PostingFigures {
 export function postingFigures(root: string, round: number, queries: readonly string[]): PostingFigures {
   const dir = roundDir(round, root);
   const m = readManifest(dir);
-  const generate = loadQueryGenerator(wholeQueryGenerator(dir, m)) ?? (() => []);
+  // A trained round's hinted policy runs a first pass over the round's index: read it then (gigabytes at 1M items).
+  const spec = wholeQueryGenerator(dir, m);
+  const hinted = spec.kind === "lexical-policy" && spec.policy.hints !== undefined;
+  const generate = loadQueryGenerator(spec, hinted ? readRoundIndex(round, root).index : undefined) ?? (() => []);
   const plans = queries.map((q) => {
     const plan = planQuery(generate(q), q);
     return { query: q, keys: new Set([...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]) };
