@@ -25,11 +25,15 @@ export async function compareWithWorker(baseUrl: string, artifacts: string, roun
   const differences: string[] = [];
   let hits = 0;
   for (const q of queries) {
-    const res = await fetch(`${baseUrl}/v1/search?q=${encodeURIComponent(q)}&limit=${limit}`, { headers: { "x-cogr-user": "bench-equality" } }).catch(
-      (e: Error) => {
+    // Once more on a failed fetch: reading the round takes a minute at 1M items, and the keep-alive socket the
+    // timings left open is closed by the server meanwhile ("other side closed").
+    const url = `${baseUrl}/v1/search?q=${encodeURIComponent(q)}&limit=${limit}`;
+    const ask = () => fetch(url, { headers: { "x-cogr-user": "bench-equality" } });
+    const res = await ask()
+      .catch(ask)
+      .catch((e: Error) => {
         throw new Error(`search ${JSON.stringify(q)}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ""}`);
-      },
-    );
+      });
     if (!res.ok) throw new Error(`search ${JSON.stringify(q)} answered ${res.status}`);
     const body = (await res.json()) as Answer;
     if (body.round !== round) throw new Error(`the server answers from round ${body.round}, not ${round}`);
