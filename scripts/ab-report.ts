@@ -98,7 +98,8 @@ runCli(async () => {
       })),
     );
     console.log("\nper user, CUPED-adjusted by the CTR of the queries typed (what the verdict reads):");
-    const cs = (c: { confidenceSequence: number[] }) => `[${(100 * (c.confidenceSequence[0] ?? 0)).toFixed(2)}, ${(100 * (c.confidenceSequence[1] ?? 0)).toFixed(2)}] pt`;
+    const cs = (c: { confidenceSequence: number[] }) =>
+      `[${(100 * (c.confidenceSequence[0] ?? 0)).toFixed(2)}, ${(100 * (c.confidenceSequence[1] ?? 0)).toFixed(2)}] pt`;
     printTable(
       r.comparisons.map((c) => ({
         arm: c.arm,

@@ -222,7 +222,9 @@ runCli(async () => {
         control,
       };
       const abOut = await run(admin, abBody, () => untilVerdict(admin, url, data, runOpts));
-      const ilOut = await run(admin, { design: "interleave", control, treatment }, () => untilVerdict(admin, url, data, { ...runOpts, seed: runOpts.seed + 1000 }));
+      const ilOut = await run(admin, { design: "interleave", control, treatment }, () =>
+        untilVerdict(admin, url, data, { ...runOpts, seed: runOpts.seed + 1000 }),
+      );
       console.log(
         `\nround ${control} against trained round ${treatment}, up to ${trainedUsers} users each: ` +
           `A/B (CUPED) ${withWinner(abOut)} after ${abOut.users} users; interleaving ${withWinner(ilOut)} after ${ilOut.users} users`,

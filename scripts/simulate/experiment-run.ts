@@ -17,13 +17,15 @@ export type RunOptions = { seed: number; maxUsers: number; searchesPerUser: numb
 export interface ReportView {
   readonly verdict: string;
   readonly winner: number | null;
-  readonly comparisons: ReadonlyArray<{ ctr: { alwaysValidP: number; z: { difference: number } }; cuped: { alwaysValidP: number; sequential: { difference: number } } }>;
+  readonly comparisons: ReadonlyArray<{
+    ctr: { alwaysValidP: number; z: { difference: number } };
+    cuped: { alwaysValidP: number; sequential: { difference: number } };
+  }>;
   readonly interleaving: { alwaysValidP: number; sequential: { difference: number } } | null;
 }
 
 /** A statistic's verdict from its always-valid p (the report keeps the running minimum) and its difference's sign. */
-export const verdictFrom = (p: number, difference: number, alpha = 0.05) =>
-  p >= alpha ? UNDECIDED : difference > 0 ? "treatment better" : "treatment worse";
+export const verdictFrom = (p: number, difference: number, alpha = 0.05) => (p >= alpha ? UNDECIDED : difference > 0 ? "treatment better" : "treatment worse");
 
 /**
  * Users until each reader's verdict (a reader maps the report to a verdict),

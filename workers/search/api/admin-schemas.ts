@@ -145,7 +145,8 @@ export const ReportSchema = z
           .object({ wins: z.number(), losses: z.number() })
           .openapi({ description: "Searches decided by credited clicks only: clicks on items only one of the two rounds ranked." }),
         users: z.object({ decided: z.number(), meanPreference: z.number() }).openapi({
-          description: "Users with a decided search (key-capped per prefix) and their mean preference (won − lost) / (won + lost); the verdict's mSPRT (τ = 0.2) tests it against 0.",
+          description:
+            "Users with a decided search (key-capped per prefix) and their mean preference (won − lost) / (won + lost); the verdict's mSPRT (τ = 0.2) tests it against 0.",
         }),
         sequential: Sequential,
         alwaysValidP: z.number(),

@@ -78,7 +78,8 @@ export function cupedMsprt(control: UserMoments, treatment: UserMoments, opts: {
   const raw = mean(treatment, treatment.sy) - mean(control, control.sy);
   const tau = opts.tau ?? USER_MIXTURE.ctrTau;
   const alpha = opts.alpha ?? MSPRT_DEFAULTS.alpha;
-  if (control.n <= 0 || treatment.n <= 0) return { theta: 0, rawDifference: raw, varianceReduction: 0, sequential: { difference: raw, pValue: 1, confidenceSequence: [-1, 1] } };
+  if (control.n <= 0 || treatment.n <= 0)
+    return { theta: 0, rawDifference: raw, varianceReduction: 0, sequential: { difference: raw, pValue: 1, confidenceSequence: [-1, 1] } };
   const c = centred(control);
   const t = centred(treatment);
   const theta = c.xx + t.xx > 0 ? (c.xy + t.xy) / (c.xx + t.xx) : 0;
