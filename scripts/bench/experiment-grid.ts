@@ -42,9 +42,9 @@ export interface GridSetup {
 async function experiment<K extends keyof typeof READERS>(g: GridSetup, body: Record<string, unknown>, seed: number, maxUsers: number, keys: readonly K[]) {
   const { experiment } = await g.admin.call<{ experiment: { id: string } }>("POST", "/admin/experiments", body);
   const readers = Object.fromEntries(keys.map((k) => [k, READERS[k]])) as Record<K, (r: ReportView) => string>;
-  const { outcomes } = await untilVerdicts(g.admin, g.url, g.data, { ...g.opts, seed, maxUsers }, readers);
+  const { outcomes, last } = await untilVerdicts(g.admin, g.url, g.data, { ...g.opts, seed, maxUsers }, readers);
   await g.admin.call("POST", `/admin/experiments/${experiment.id}/rollback`, { reason: "benchmark run over" });
-  return outcomes;
+  return { ...outcomes, ctrGap: last?.comparisons[0]?.ctr.z.difference ?? Number.NaN };
 }
 
 const ab = (g: GridSetup, treatment: number) => ({
@@ -60,6 +60,7 @@ const cell = (o: { users: number; verdict: string }, right: string) =>
   o.verdict === UNDECIDED ? `> ${o.users.toLocaleString("en")}` : `${o.users.toLocaleString("en")}${o.verdict === right ? "" : ` (${o.verdict}!)`}`;
 
 /** One effect size: every seed's A/B (both statistics) and interleaving run. The degraded treatment is worse, so "treatment worse" is the right verdict. */
+/** The CTR gap is the A/B run's per-search CTR difference (treatment − control) at its last look. */
 export async function sensitivity(g: GridSetup, treatment: number, label: string, seeds: readonly number[], maxUsers: number) {
   const right = "treatment worse";
   const rows: Array<Record<string, string>> = [];
@@ -75,6 +76,7 @@ export async function sensitivity(g: GridSetup, treatment: number, label: string
     rows.push({
       effect: label,
       seed: String(seed),
+      "CTR gap": `${(100 * a.ctrGap).toFixed(1)} pt`,
       "A/B": cell(a.ab, right),
       "A/B + CUPED": cell(a.cuped, right),
       interleaving: cell(i.il, right),
