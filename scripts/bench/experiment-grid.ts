@@ -84,7 +84,7 @@ export async function sensitivity(g: GridSetup, treatment: number, label: string
       "A/B ÷ interleaving": (a.ab.users / i.il.users).toFixed(1),
     });
     console.log(
-      `${label}, seed ${seed}: A/B ${a.ab.users} (${a.ab.verdict}), CUPED ${a.cuped.users} (${a.cuped.verdict}), interleaving ${i.il.users} (${i.il.verdict})`,
+      `${label}, seed ${seed}: CTR gap ${(100 * a.ctrGap).toFixed(2)} pt; A/B ${a.ab.users} (${a.ab.verdict}), CUPED ${a.cuped.users} (${a.cuped.verdict}), interleaving ${i.il.users} (${i.il.verdict})`,
     );
   }
   return { rows, ratios, wrong, undecided: rows.filter((r) => Object.values(r).some((v) => v.startsWith(">"))).length };
