@@ -1,5 +1,5 @@
 /**
- * `npm run bench:experiments [-- --drops 0.2,0.35,0.5 --seeds 1,2,3,4,5 --max-users 40000 --aa-seeds 1,2,3,4,5 --aa-users 3000 --trained-users 0]`
+ * `npm run bench:experiments [-- --drops 0.15,0.3,0.5 --seeds 1,2,3,4,5 --max-users 40000 --aa-seeds 1,2,3,4,5 --aa-users 3000 --trained-users 0]`
  * (needs COGR_DATA and round 0, `npm run build-round -- --round 0`): the
  * rollout loop seen end to end, and its sensitivity measured, on
  * `wrangler dev` over fresh local state.
@@ -57,7 +57,7 @@ const BENCH = {
   effectLabels: ["small", "medium", "large", "larger", "largest"],
 } as const;
 const USAGE =
-  "npm run bench:experiments [-- --control 0 --drops 0.2,0.35,0.5 --seeds 1,2,3,4,5 --max-users 40000 --aa-seeds 1,2,3,4,5 --aa-users 3000 [--aa-interleaving] [--aa-monte-carlo 1000] [--trained-users N --treatment N]]";
+  "npm run bench:experiments [-- --control 0 --drops 0.15,0.3,0.5 --seeds 1,2,3,4,5 --max-users 40000 --aa-seeds 1,2,3,4,5 --aa-users 3000 [--aa-interleaving] [--aa-monte-carlo 1000] [--trained-users N --treatment N]]";
 
 async function run(admin: AdminClient, body: Record<string, unknown>, go: () => Promise<{ users: number; verdict: string; winner: number | null }>) {
   const { experiment } = await admin.call<{ experiment: { id: string } }>("POST", "/admin/experiments", body);
@@ -100,7 +100,7 @@ runCli(async () => {
     },
     USAGE,
   );
-  const drops = (args.drops ?? "0.2,0.35,0.5").split(",").map(Number);
+  const drops = (args.drops ?? "0.15,0.3,0.5").split(",").map(Number);
   if (drops.length === 0 || drops.length > BENCH.effectLabels.length || !drops.every((d) => d > 0 && d < 1))
     throw new OptionError(`--drops must be 1–${BENCH.effectLabels.length} shares between 0 and 1, got ${JSON.stringify(args.drops)}`);
   const control = intOption("control", args.control, 0);
