@@ -31,9 +31,20 @@ type Report = {
   comparisons: Array<{
     arm: string;
     ctr: { z: { difference: number; ci95: number[]; pValue: number }; sequential: { confidenceSequence: number[] }; alwaysValidP: number; mde: number | null };
+    cuped: { varianceReduction: number; sequential: { difference: number; confidenceSequence: number[] }; alwaysValidP: number };
     verdict: string;
   }>;
-  interleaving: { wins: number; losses: number; ties: number; signTestP: number; alwaysValidP: number; verdict: string } | null;
+  interleaving: {
+    wins: number;
+    losses: number;
+    ties: number;
+    signTestP: number;
+    credited: { wins: number; losses: number };
+    users: { decided: number; meanPreference: number };
+    sequential: { confidenceSequence: number[] };
+    alwaysValidP: number;
+    verdict: string;
+  } | null;
   srm: { chiSquare: number; pValue: number; mismatch: boolean };
   verdict: string;
   winner: number | null;
@@ -84,6 +95,18 @@ runCli(async () => {
         "always-valid p": p(c.ctr.alwaysValidP),
         "95 % confidence sequence": `[${(100 * (c.ctr.sequential.confidenceSequence[0] ?? 0)).toFixed(2)}, ${(100 * (c.ctr.sequential.confidenceSequence[1] ?? 0)).toFixed(2)}] pt`,
         MDE: c.ctr.mde === null ? "∞" : `${(100 * c.ctr.mde).toFixed(2)} pt`,
+      })),
+    );
+    console.log("\nper user, CUPED-adjusted by the CTR of the queries typed (what the verdict reads):");
+    const cs = (c: { confidenceSequence: number[] }) =>
+      `[${(100 * (c.confidenceSequence[0] ?? 0)).toFixed(2)}, ${(100 * (c.confidenceSequence[1] ?? 0)).toFixed(2)}] pt`;
+    printTable(
+      r.comparisons.map((c) => ({
+        arm: c.arm,
+        difference: `${(100 * c.cuped.sequential.difference).toFixed(2)} pt`,
+        "variance removed": pct(c.cuped.varianceReduction),
+        "always-valid p": p(c.cuped.alwaysValidP),
+        "95 % confidence sequence": cs(c.cuped.sequential),
         verdict: c.verdict,
       })),
     );
@@ -91,7 +114,10 @@ runCli(async () => {
   if (r.interleaving) {
     const i = r.interleaving;
     console.log(
-      `\ninterleaving (counted): treatment wins ${n(i.wins)}, loses ${n(i.losses)}, ties ${n(i.ties)}; sign test p = ${p(i.signTestP)}; always-valid p = ${p(i.alwaysValidP)}`,
+      `\ninterleaving (counted): treatment wins ${n(i.wins)}, loses ${n(i.losses)}, ties ${n(i.ties)}; sign test p = ${p(i.signTestP)}` +
+        `\ncredited clicks only (items one round alone ranked): wins ${n(i.credited.wins)}, losses ${n(i.credited.losses)}; ` +
+        `${n(i.users.decided)} users decided, mean preference ${i.users.meanPreference.toFixed(3)} ` +
+        `[${(i.sequential.confidenceSequence[0] ?? 0).toFixed(3)}, ${(i.sequential.confidenceSequence[1] ?? 0).toFixed(3)}]; always-valid p = ${p(i.alwaysValidP)}`,
     );
   }
   console.log("\nrates, tests and SRM count each network prefix for at most a few users and searches (the counted columns).");

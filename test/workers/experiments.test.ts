@@ -49,6 +49,9 @@ beforeAll(async () => {
     header: { ...s0.header, keywords: 0 },
     postings: s0.postings.filter((l) => !l.startsWith('["k:')),
   });
+  // Round 3 ranks differently: every other keyword posting of round 0 dropped.
+  let k = 0;
+  await publish({ ...s0, manifest: { ...s0.manifest, round: 3 }, postings: s0.postings.filter((l) => !l.startsWith('["k:') || k++ % 2 === 0) });
 });
 
 describe("admin auth", () => {
@@ -198,6 +201,11 @@ describe("an A/B experiment", () => {
     const counted = body.report.arms as Array<{ counted: { searches: number; users: number } }>;
     expect(counted.map((a) => a.counted)).toEqual(arms.map((a) => ({ searches: a.searches, users: a.users, clickedSearches: a.clickedSearches })));
     expect(body.report.srm.mismatch).toBe(false);
+    // The per-user CUPED statistic counts the same users as SRM, and one clicked search among them.
+    const cuped = body.report.comparisons[0].cuped;
+    expect([cuped.users.control, cuped.users.treatment]).toEqual(counted.map((a) => a.counted.users));
+    expect(Math.abs(cuped.rawDifference)).toBeGreaterThan(0);
+    expect(body.report.comparisons[0].verdict).toBe("no detectable difference yet");
     expect(body.changes.map((c: { action: string }) => c.action)).toEqual(["start"]);
     expect((await admin("GET", "/admin/experiments/none")).res.status).toBe(404);
   });
@@ -264,6 +272,12 @@ describe("an interleaving experiment", () => {
     expect((await feedback({ requestId: body.requestId, itemId: clicked.id, type: "click" })).status).toBe(202);
     const report = (await admin("GET", "/admin/experiments/il-1")).body.report;
     expect(report.interleaving).toMatchObject({ wins: 1, losses: 0, ties: 0 });
+    // Rounds 1 and 0 rank alike: the click is on an item both showed, so debiased credit counts nothing, and no user is decided.
+    expect(report.interleaving).toMatchObject({
+      credited: { wins: 0, losses: 0 },
+      users: { decided: 0, meanPreference: 0 },
+      verdict: "no detectable difference yet",
+    });
   });
 
   it("rolls back at once: control serves everyone", async () => {
@@ -271,6 +285,29 @@ describe("an interleaving experiment", () => {
     expect(back.res.status).toBe(200);
     expect(back.body.experiment.state).toBe("rolled_back");
     expect((await search("wood chair", "il-user")).body).toMatchObject({ round: 1, arm: null });
+  });
+});
+
+describe("debiased interleaving credit", () => {
+  it("credits a click on an item only one round ranked, and counts the user once", async () => {
+    expect((await admin("POST", "/admin/experiments", { id: "il-credit", design: "interleave", control: 0, treatment: 3 })).res.status).toBe(201);
+    const { body } = await search("wood chair", "credit-user");
+    const row = await (env.EVENTS as D1Database).prepare("SELECT shown FROM searches WHERE request_id = ?").bind(body.requestId).first<{ shown: string }>();
+    const shown = JSON.parse(row?.shown ?? "[]") as Array<[string, number, string, 1?]>;
+    expect(shown.map((s) => s[0])).toEqual(body.results.map((r) => r.id));
+    // Round 3 lost postings, so some items only round 0 ranked; the search flagged them.
+    const sole = shown.find((s) => s[3] === 1);
+    const shared = shown.find((s) => s[3] === undefined);
+    expect(sole).toBeDefined();
+    expect(shared).toBeDefined();
+    const [soleId, , soleTeam] = sole as [string, number, string];
+    for (const itemId of [soleId, (shared as [string, number, string])[0]])
+      expect((await feedback({ requestId: body.requestId, itemId, type: "click" })).status).toBe(202);
+    const report = (await admin("GET", "/admin/experiments/il-credit")).body.report;
+    const preference = soleTeam === "treatment" ? 1 : -1;
+    expect(report.interleaving.credited).toEqual({ wins: preference === 1 ? 1 : 0, losses: preference === 1 ? 0 : 1 });
+    expect(report.interleaving.users).toEqual({ decided: 1, meanPreference: preference });
+    expect((await end("il-credit", "rollback")).res.status).toBe(200);
   });
 });
 

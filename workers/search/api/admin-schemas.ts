@@ -118,6 +118,19 @@ export const ReportSchema = z
             alwaysValidP: z.number(),
             mde: z.number().nullable(),
           }),
+          cuped: z
+            .object({
+              users: z.object({ control: z.number(), treatment: z.number() }),
+              theta: z.number(),
+              rawDifference: z.number(),
+              varianceReduction: z.number(),
+              sequential: Sequential,
+              alwaysValidP: z.number(),
+            })
+            .openapi({
+              description:
+                "Per user (key-capped per prefix): the difference of users' CTRs, CUPED-adjusted by the leave-one-out CTR of the queries they typed, under the mSPRT (τ = 0.02). The verdict reads this.",
+            }),
           verdict: z.string(),
         }),
       )
@@ -128,6 +141,13 @@ export const ReportSchema = z
         losses: z.number(),
         ties: z.number(),
         signTestP: z.number(),
+        credited: z
+          .object({ wins: z.number(), losses: z.number() })
+          .openapi({ description: "Searches decided by credited clicks only: clicks on items only one of the two rounds ranked." }),
+        users: z.object({ decided: z.number(), meanPreference: z.number() }).openapi({
+          description:
+            "Users with a decided search (key-capped per prefix) and their mean preference (won − lost) / (won + lost); the verdict's mSPRT (τ = 0.2) tests it against 0.",
+        }),
         sequential: Sequential,
         alwaysValidP: z.number(),
         verdict: z.string(),

@@ -15,7 +15,7 @@ const COUNTED = `WITH
   sw AS (SELECT s.*, p.w AS w, p.wk AS wk FROM s JOIN p ON p.net = COALESCE(s.net, ''))`;
 
 /** A statement over the counted searches: ?1–?4 are bound here, the query's own parameters from ?5. */
-function counted(db: D1Database, e: Experiment, sql: string, ...params: unknown[]): D1PreparedStatement {
+export function counted(db: D1Database, e: Experiment, sql: string, ...params: unknown[]): D1PreparedStatement {
   return db
     .prepare(`${COUNTED}\n${sql}`)
     .bind(e.id, JSON.stringify(e.excludedPrefixes ?? []), COUNTING_LIMITS.searchesPerPrefixMax, COUNTING_LIMITS.keysPerPrefixMax, ...params);

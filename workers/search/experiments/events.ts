@@ -38,8 +38,8 @@ export interface SearchEvent {
   readonly error: boolean;
   readonly keywordSource: string;
   readonly fallback: boolean;
-  /** [itemId, position (1-based), team?] */
-  readonly shown: ReadonlyArray<readonly [string, number, Team?]>;
+  /** [itemId, position (1-based), team?, 1 when only that team's round ranked the item (interleave.ts: a click on it is credited)] */
+  readonly shown: ReadonlyArray<readonly [string, number, Team?, 1?]>;
 }
 
 export interface EventBindings {
@@ -98,7 +98,7 @@ export interface ShownSearch {
   readonly at: number;
   readonly experimentId: string | null;
   readonly arm: string | null;
-  readonly shown: ReadonlyArray<readonly [string, number, Team?]>;
+  readonly shown: ReadonlyArray<readonly [string, number, Team?, 1?]>;
 }
 
 /** The recorded search a feedback event refers to, or null. */

@@ -67,3 +67,18 @@ export function preference(clickedTeams: readonly Team[]): "treatment" | "contro
   for (const team of clickedTeams) t += team === "treatment" ? 1 : -1;
   return t > 0 ? "treatment" : t < 0 ? "control" : "tie";
 }
+
+/**
+ * Debiased credit: a click counts for a team only on an item the other
+ * round did not rank at all within the same depth (its first offset + limit
+ * results). A click on an item both rounds show says nothing about which
+ * ranks better, and under team draft its team is the coin's: counting it
+ * only adds noise (Chapelle, Joachims, Radlinski & Yue, TOIS 2012, credit
+ * the "differing" results). The rule is symmetric in the teams, so with
+ * rounds of equal quality the credited wins and losses stay balanced.
+ */
+export function soleContributions<T>(control: readonly T[], treatment: readonly T[], key: (t: T) => string | number): (t: T) => boolean {
+  const inControl = new Set(control.map(key));
+  const inTreatment = new Set(treatment.map(key));
+  return (t) => inControl.has(key(t)) !== inTreatment.has(key(t));
+}

@@ -1,7 +1,10 @@
 /**
  * An experiment's live report: per-arm figures from the EVENTS database,
- * each treatment against control (z-test, mSPRT with its running-minimum
- * always-valid p-value, MDE), SRM, interleaving preferences, and the verdict.
+ * each treatment against control (per search: z-test, mSPRT with its
+ * running-minimum always-valid p-value, MDE; per user, what the verdict
+ * reads: CUPED-adjusted CTR under the mSPRT), SRM, interleaving preferences
+ * (per search, and per user from debiased credit: what the verdict reads),
+ * and the verdict.
  * Aggregation is SQL (counted.ts: a few queries, whatever the traffic); the
  * statistics are statistics.ts. Every test and rate is over the counted
  * figures (counting.ts: each network prefix's weight capped), so a single
@@ -9,11 +12,11 @@
  */
 import type { Experiment } from "./config.js";
 import { armRows, interleavingCounts, latencyPercentile } from "./counted.js";
+import { creditedPreferences, userCtrMoments } from "./counted-users.js";
 import { armName } from "./routing.js";
 import {
   minimumDetectableEffect,
   msprt,
-  msprtOneSample,
   type Sequential,
   type Srm,
   sampleRatioMismatch,
@@ -23,6 +26,7 @@ import {
   verdictOf,
   type ZTest,
 } from "./statistics.js";
+import { cupedMsprt, meanPreferenceMsprt, NO_USERS } from "./user-statistics.js";
 
 export interface ArmFigures {
   readonly arm: string;
@@ -46,7 +50,17 @@ export interface ArmFigures {
 
 export interface Comparison {
   readonly arm: string;
+  /** Per search (each search a trial): the plain A/B test. */
   readonly ctr: { readonly z: ZTest; readonly sequential: Sequential; readonly alwaysValidP: number; readonly mde: number };
+  /** Per user: the difference of users' CTRs, CUPED-adjusted by the CTR of the queries they typed (counted-users.ts). The verdict reads this. */
+  readonly cuped: {
+    readonly users: { readonly control: number; readonly treatment: number };
+    readonly theta: number;
+    readonly rawDifference: number;
+    readonly varianceReduction: number;
+    readonly sequential: Sequential;
+    readonly alwaysValidP: number;
+  };
   readonly verdict: Verdict;
 }
 
@@ -56,6 +70,11 @@ export interface InterleavingFigures {
   readonly losses: number;
   readonly ties: number;
   readonly signTestP: number;
+  /** Searches decided by credited clicks only (a click on an item only one round ranked; interleave.ts), as counted. */
+  readonly credited: { readonly wins: number; readonly losses: number };
+  /** Users with a decided search (counted: key-capped per prefix) and their mean preference (won − lost) / (won + lost), in [−1, 1]. */
+  readonly users: { readonly decided: number; readonly meanPreference: number };
+  /** The mSPRT of the mean user preference against 0: what the verdict reads. */
   readonly sequential: Sequential;
   readonly alwaysValidP: number;
   readonly verdict: Verdict;
@@ -121,6 +140,7 @@ export async function buildReport(
     return sequential[key] as number;
   };
   const control = arms.find((a) => a.arm === armName(e.control)) as ArmFigures;
+  const perUser = e.design === "ab" ? await userCtrMoments(db, e) : new Map();
   const comparisons: Comparison[] = arms
     .filter((a) => a !== control)
     .map((a) => {
@@ -128,6 +148,9 @@ export async function buildReport(
       const t = { successes: a.counted.clickedSearches, trials: a.counted.searches };
       const seq = msprt(c, t, { alpha });
       const alwaysValidP = runningMin(`ctr:${a.arm}`, seq.pValue);
+      const [uc, ut] = [perUser.get(control.arm) ?? NO_USERS, perUser.get(a.arm) ?? NO_USERS];
+      const cuped = cupedMsprt(uc, ut, { alpha });
+      const cupedP = runningMin(`cuped:${a.arm}`, cuped.sequential.pValue);
       return {
         arm: a.arm,
         ctr: {
@@ -136,7 +159,8 @@ export async function buildReport(
           alwaysValidP,
           mde: minimumDetectableEffect(control.ctr, control.counted.searches, a.counted.searches, alpha),
         },
-        verdict: verdictOf(seq.difference, alwaysValidP, alpha),
+        cuped: { users: { control: uc.n, treatment: ut.n }, ...cuped, alwaysValidP: cupedP },
+        verdict: verdictOf(cuped.sequential.difference, cupedP, alpha),
       };
     });
   const srm = sampleRatioMismatch(
@@ -145,15 +169,17 @@ export async function buildReport(
   );
   let interleaving: InterleavingFigures | null = null;
   if (e.design === "interleave") {
-    const { wins, losses, ties } = await interleavingCounts(db, e);
-    // Sequential test of the treatment's share of decided searches against ½.
-    const seq = msprtOneSample({ successes: wins, trials: wins + losses }, 0.5, { alpha, tau: 0.1 });
-    const alwaysValidP = runningMin("interleaving", seq.pValue);
+    const [{ wins, losses, ties }, credited] = await Promise.all([interleavingCounts(db, e), creditedPreferences(db, e)]);
+    // Sequential test of the mean user preference (debiased credit) against 0.
+    const seq = meanPreferenceMsprt(credited.users, { alpha });
+    const alwaysValidP = runningMin("preference", seq.pValue);
     interleaving = {
       wins,
       losses,
       ties,
       signTestP: signTest(Math.round(wins), Math.round(losses)),
+      credited: { wins: credited.wins, losses: credited.losses },
+      users: { decided: credited.users.n, meanPreference: seq.difference },
       sequential: seq,
       alwaysValidP,
       verdict: verdictOf(seq.difference, alwaysValidP, alpha),
@@ -166,7 +192,7 @@ export async function buildReport(
       : undefined
     : comparisons
         .filter((c) => c.verdict === "treatment better")
-        .sort((a, b) => b.ctr.z.difference - a.ctr.z.difference)[0]
+        .sort((a, b) => b.cuped.sequential.difference - a.cuped.sequential.difference)[0]
         ?.arm.slice(1);
   const verdict: Verdict = decisive.includes("treatment better")
     ? "treatment better"

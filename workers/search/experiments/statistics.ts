@@ -60,7 +60,7 @@ export interface Sequential {
 export const MSPRT_DEFAULTS = { tau: 0.02, alpha: 0.05 } as const;
 
 /** The normal-mixture likelihood ratio at θ₀ = 0 and the confidence sequence, for an estimate d with variance v. */
-function mixture(d: number, v: number, opts: { tau?: number; alpha?: number }): Sequential {
+export function mixture(d: number, v: number, opts: { tau?: number; alpha?: number }): Sequential {
   const tau2 = (opts.tau ?? MSPRT_DEFAULTS.tau) ** 2;
   const alpha = opts.alpha ?? MSPRT_DEFAULTS.alpha;
   const logLambda = 0.5 * Math.log(v / (v + tau2)) + (tau2 * d * d) / (2 * v * (v + tau2));

@@ -16,7 +16,7 @@ import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
 import { SearchQuery, SearchResponse, UserKeyHeaders } from "../api/schemas.js";
 import { recordSearch, type SearchEvent } from "../experiments/events.js";
-import { teamDraft } from "../experiments/interleave.js";
+import { soleContributions, teamDraft } from "../experiments/interleave.js";
 import { hashedNetwork } from "../experiments/network.js";
 import type { Routed } from "../experiments/routing.js";
 import { hashUserKey } from "../experiments/user-hash.js";
@@ -63,12 +63,14 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
       related: answer.related,
       totals: null,
       results: answer.results as Array<SearchResult & { team?: "control" | "treatment" }>,
+      credited: null,
     };
   }
   // Both rounds' first offset + limit results, merged; the page is a slice of the merged list.
   const depth = { limit: page.offset + page.limit, offset: 0, explain: page.explain };
   const [control, treatment] = await Promise.all([searchRound(c, routed.control, q, depth), searchRound(c, routed.treatment, q, depth)]);
   const merged = teamDraft(control.answer.results, treatment.answer.results, depth.limit, routed.seedFor(q), (r) => r.id);
+  const sole = soleContributions(control.answer.results, treatment.answer.results, (r) => r.id);
   return {
     rounds: [routed.control.round, routed.treatment.round],
     keywords: control.generated.keywords,
@@ -79,6 +81,8 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
     related: control.answer.related === null || treatment.answer.related === null ? null : Math.max(control.answer.related, treatment.answer.related),
     totals: { control: control.answer.total, treatment: treatment.answer.total },
     results: merged.slice(page.offset).map((d) => ({ ...d.item, team: d.team })),
+    // Per result: only one round ranked it (interleave.ts, soleContributions): the clicks the preference credits.
+    credited: merged.slice(page.offset).map((d) => sole(d.item)),
   };
 }
 
@@ -127,7 +131,9 @@ export function mountSearch(app: ApiApp) {
         zeroResult: found.total === 0,
         keywordSource: found.keywordSource,
         fallback: found.fallback,
-        shown: found.results.map((r, j) => (r.team ? [r.id, offset + j + 1, r.team] : [r.id, offset + j + 1])),
+        shown: found.results.map((r, j) =>
+          r.team ? (found.credited?.[j] ? [r.id, offset + j + 1, r.team, 1] : [r.id, offset + j + 1, r.team]) : [r.id, offset + j + 1],
+        ),
       }),
       c.var.waitUntil,
     );

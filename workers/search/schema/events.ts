@@ -31,7 +31,7 @@ export const searches = sqliteTable(
     keywordSource: text("keyword_source").notNull(),
     /** The keywords came from a fallback, not the round's own generator (an LLM round answered by its policy or the raw query). */
     fallback: integer("fallback", { mode: "boolean" }).notNull(),
-    /** [[itemId, position, team?], …] as JSON. */
+    /** [[itemId, position, team?, 1 when only that team's round ranked it (interleaving's debiased credit)?], …] as JSON. */
     shown: text("shown").notNull(),
   },
   (t) => [
