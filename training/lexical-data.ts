@@ -127,24 +127,27 @@ export function querySideVocabulary(data: TrainData, querySets: ReadonlyArray<re
   );
 }
 
+/** An input's candidates against `vocab`, those whose keyword `keep` holds (all without it). */
+export function keptCandidates(vocab: PolicyVocabulary, input: CandidateInput, keep: ReadonlySet<string> | null): Candidate[] {
+  const all = buildCandidates(vocab, input);
+  return keep ? all.filter((c) => keep.has(c.keyword)) : all;
+}
+
 /**
  * Every item's candidates against `vocab` (or those of `items`, item ordinals
- * in order: the store's position p is then item items[p]), each kept only
- * where `keep` says (training/candidate-store.ts holds them).
+ * in order: the store's position p is then item items[p]), those `keep`
+ * holds (training/candidate-store.ts holds them).
  */
 export function itemCandidates(
   data: TrainData,
   vocab: PolicyVocabulary,
-  keep?: (c: Candidate) => boolean,
+  keep: ReadonlySet<string> | null,
   budget?: number,
   items?: readonly number[] | null,
 ): CandidateStore {
   return buildCandidateStore(
     items ? items.length : data.items.length,
-    (p) => {
-      const all = buildCandidates(vocab, itemCandidateInput(data, items ? (items[p] as number) : p));
-      return keep ? all.filter(keep) : all;
-    },
+    (p) => keptCandidates(vocab, itemCandidateInput(data, items ? (items[p] as number) : p), keep),
     budget,
   );
 }

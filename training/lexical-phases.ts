@@ -8,7 +8,7 @@ import { getOrInsert } from "../core/collections.js";
 import { HINT_LIMITS, type HintSource, indexHintSource } from "../core/hints.js";
 import type { KeywordIndex } from "../core/inverted-index.js";
 import { decode } from "../core/policy.js";
-import { buildCandidates, type Candidate, type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
+import { type PolicyVocabulary, queryCandidates } from "../core/policy-candidates.js";
 import type { PolicyParams } from "../core/policy-features.js";
 import type { QueryGenerator } from "../core/query-generator.js";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
@@ -28,6 +28,7 @@ import {
   itemIndexSets,
   itemSetsOf,
   itemSideVocabulary,
+  keptCandidates,
   queryCandidateSets,
   queryIndexSets,
   querySideVocabulary,
@@ -128,17 +129,14 @@ function storeCandidates(
 ) {
   const par = parallelCandidates(data, opts);
   if (par) return par.store(vocab, keep, items);
-  return itemCandidates(data, vocab, keep ? (c: Candidate) => keep.has(c.keyword) : undefined, budget, items);
+  return itemCandidates(data, vocab, keep, budget, items);
 }
 
 /** Every item's decoded set, each item's candidates (those `keep` holds) built, decoded and dropped in turn. */
 function decodeAll(data: TrainData, vocab: PolicyVocabulary, params: PolicyParams, keep: ReadonlySet<string> | null, opts: TrainOptions): string[][] {
   const par = parallelCandidates(data, opts);
   if (par) return par.decode(vocab, params, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit, keep);
-  return data.items.map((_, j) => {
-    const all = buildCandidates(vocab, itemCandidateInput(data, j));
-    return decode(params, keep ? all.filter((c) => keep.has(c.keyword)) : all, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit);
-  });
+  return data.items.map((_, j) => decode(params, keptCandidates(vocab, itemCandidateInput(data, j), keep), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit));
 }
 
 /**

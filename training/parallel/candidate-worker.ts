@@ -8,11 +8,11 @@
  */
 import { workerData } from "node:worker_threads";
 import { decode } from "../../core/policy.js";
-import { buildCandidates, type PolicyVocabulary } from "../../core/policy-candidates.js";
+import type { PolicyVocabulary } from "../../core/policy-candidates.js";
 import { newParams } from "../../core/policy-features.js";
 import { writeCandidateFile } from "../candidate-store.js";
 import type { Product } from "../data/types.js";
-import { candidateInputOf } from "../lexical-data.js";
+import { candidateInputOf, keptCandidates } from "../lexical-data.js";
 import { type PoolWorkerData, serve } from "./pool.js";
 
 export interface CandidateWorkerData {
@@ -48,12 +48,8 @@ const data = workerData as CandidateWorkerData & PoolWorkerData;
 
 serve(data, (m) => {
   const msg = m as CandidateMessage;
-  const keep = msg.keep;
   // j: the item's place in this shard.
-  const build = (j: number) => {
-    const all = buildCandidates(msg.vocab, candidateInputOf(data.products[j] as Product, data.ngramDf, data.itemCount));
-    return keep ? all.filter((c) => keep.has(c.keyword)) : all;
-  };
+  const build = (j: number) => keptCandidates(msg.vocab, candidateInputOf(data.products[j] as Product, data.ngramDf, data.itemCount), msg.keep);
   if (msg.kind === "store") {
     const items = msg.items;
     return items ? writeCandidateFile(items.length, (p) => build((items[p] as number) - data.first)) : writeCandidateFile(data.products.length, build);
