@@ -71,6 +71,7 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
   const [control, treatment] = await Promise.all([searchRound(c, routed.control, q, depth), searchRound(c, routed.treatment, q, depth)]);
   const merged = teamDraft(control.answer.results, treatment.answer.results, depth.limit, routed.seedFor(q), (r) => r.id);
   const sole = soleContributions(control.answer.results, treatment.answer.results, (r) => r.id);
+  const shown = merged.slice(page.offset);
   return {
     rounds: [routed.control.round, routed.treatment.round],
     keywords: control.generated.keywords,
@@ -80,9 +81,9 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
     total: Math.max(control.answer.total, treatment.answer.total),
     related: control.answer.related === null || treatment.answer.related === null ? null : Math.max(control.answer.related, treatment.answer.related),
     totals: { control: control.answer.total, treatment: treatment.answer.total },
-    results: merged.slice(page.offset).map((d) => ({ ...d.item, team: d.team })),
+    results: shown.map((d) => ({ ...d.item, team: d.team })),
     // Per result: only one round ranked it (interleave.ts, soleContributions): the clicks the preference credits.
-    credited: merged.slice(page.offset).map((d) => sole(d.item)),
+    credited: shown.map((d) => sole(d.item)),
   };
 }
 
