@@ -113,6 +113,14 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
   const fromRound = intOption("from-round", args["from-round"], 0);
   const rounds = intOption("rounds", args.rounds, TRAIN_DEFAULTS.rounds, 1);
   const seed = intOption("seed", args.seed, TRAIN_DEFAULTS.seed);
+  // Every option's value is checked here, before any data is read or round 0 built.
+  const epochs = {
+    sft: TRAIN_DEFAULTS.epochs.sft,
+    query: intOption("epochs-query", args["epochs-query"], TRAIN_DEFAULTS.epochs.query, 1),
+    item: intOption("epochs-item", args["epochs-item"], TRAIN_DEFAULTS.epochs.item, 1),
+  };
+  const workers = args.workers === undefined ? undefined : intOption("workers", args.workers, 1, 1);
+  const itemsTrained = args["items-trained"] === undefined ? undefined : intOption("items-trained", args["items-trained"], TRAIN_DEFAULTS.itemsTrainedMax, 1);
   const folds = args.cv === undefined ? null : intOption("cv", args.cv, CV_DEFAULTS.folds, 2);
   if (args["cv-only"] && folds === null) throw new UsageError(`--cv-only goes with --cv K\nusage: ${USAGE}`);
   if (folds !== null && fromRound !== 0) throw new UsageError("--cv trains every fold from round 0: drop --from-round");
@@ -198,19 +206,15 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
     rounds,
     seed,
     fromRound,
-    epochs: {
-      sft: TRAIN_DEFAULTS.epochs.sft,
-      query: intOption("epochs-query", args["epochs-query"], TRAIN_DEFAULTS.epochs.query, 1),
-      item: intOption("epochs-item", args["epochs-item"], TRAIN_DEFAULTS.epochs.item, 1),
-    },
+    epochs,
     ablations,
     artifactsRoot: root,
     // Only when asked: the default's checkpoints and rounds stay those of a run without the flag.
     ...(decoding === "sequential" ? { queryDecoding: decoding } : {}),
     ...(supervision !== "labels" ? { supervision } : {}),
     ...(fromClicks ? { clickEvents: args.events as string, ...(unknownWeight !== undefined ? { clickUnknownWeight: unknownWeight } : {}) } : {}),
-    ...(args.workers !== undefined ? { workers: intOption("workers", args.workers, 1, 1) } : {}),
-    ...(args["items-trained"] !== undefined ? { itemsTrainedMax: intOption("items-trained", args["items-trained"], TRAIN_DEFAULTS.itemsTrainedMax, 1) } : {}),
+    ...(workers !== undefined ? { workers } : {}),
+    ...(itemsTrained !== undefined ? { itemsTrainedMax: itemsTrained } : {}),
   };
   let cv: CvReport | null = null;
   if (folds !== null) {

@@ -4,7 +4,7 @@
  * threads gives the same rounds, checksum for checksum, with 1 and 2 workers;
  * the map and reduce are checked in-process against each other too.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -139,9 +139,15 @@ describe("data-parallel item phase", () => {
     }
   });
 
-  it("refuses a worker count below 1 in one line", () => {
-    const r = runScript("train.ts", ["--backend", "lexical", "--workers", "0"], { COGR_DATA: writeSyntheticWands(40).dir });
+  it("refuses a worker count or a sample size below 1 in one line, before it builds or writes anything", () => {
+    const data = writeSyntheticWands(40).dir;
+    const root = mkdtempSync(join(tmpdir(), "cogr-par-refuse-"));
+    const r = runScript("train.ts", ["--backend", "lexical", "--workers", "0"], { COGR_DATA: data, COGR_ARTIFACTS: root });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^error: --workers must be an integer ≥ 1/);
+    const s = runScript("train.ts", ["--backend", "lexical", "--items-trained", "0"], { COGR_DATA: data, COGR_ARTIFACTS: root });
+    expect(s.status).toBe(1);
+    expect(s.stderr).toMatch(/^error: --items-trained must be an integer ≥ 1/);
+    expect(readdirSync(root)).toEqual([]);
   });
 });
