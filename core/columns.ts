@@ -178,3 +178,8 @@ export function joinChunks(meta: ColumnsMeta, column: ColumnMeta, chunks: readon
   });
   return out;
 }
+
+/** A RoundItem's `facets` field from a product's (absent when it has none, so rounds without import facets keep their bytes and contentHash). */
+export function facetsField(facets: Readonly<Record<string, string>> | undefined): { facets?: Readonly<Record<string, string>> } {
+  return facets && Object.keys(facets).length > 0 ? { facets } : {};
+}
