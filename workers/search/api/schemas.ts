@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { REWARD_LIMITS } from "../../../core/reward.js";
 import { PROBLEM_BASE_URL, PROBLEM_TYPES } from "../errors.js";
 import { SERVING_LIMITS } from "../limits.js";
+import { FacetCounts, FilterFields } from "./facet-schemas.js";
 
 /** A non-negative decimal integer as a query string carries it: digits only, no sign, exponent or fraction. */
 function intParam(name: string, min: number, max: number, fallback: number) {
@@ -55,6 +56,7 @@ const SearchFields = z.object({
     param: { name: "offset", in: "query", description: `Results to skip; ${PAGE_DEPTH} (deep paging is not a search use): past that, a 400 naming offset.` },
   }),
   explain: flagParam("explain", "1: each result says why it matched (the keywords that hit, each word's BM25 contribution)."),
+  ...FilterFields,
 });
 
 /** Every result up to offset + limit is ranked and read (interleaved: explained too), so the depth is bounded, not only each part. */
@@ -146,7 +148,7 @@ export const SearchResponse = z
       .openapi({ description: `This user's arm: r<round>, or interleaved (also X-CoGR-Arm); null without an experiment. ${ADMIN_VIEW}` }),
     keywords: z.array(z.string()).max(REWARD_LIMITS.kMax).openapi({ description: "S_q, the generated query keywords." }),
     keywordSource: KeywordSource,
-    total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)|, exact (interleaved: the larger of the two rounds')." }),
+    total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)| after the filters, exact (interleaved: the larger of the two rounds')." }),
     related: z
       .number()
       .int()
@@ -162,6 +164,7 @@ export const SearchResponse = z
       .optional()
       .openapi({ description: "Interleaved, admin view only: each round's |I_ret(q)|." }),
     results: z.array(SearchResult),
+    facets: FacetCounts.optional(),
     tookMs: z.number().nonnegative(),
   })
   .openapi("SearchResponse");
