@@ -171,20 +171,25 @@ function unknownField(meta: ColumnsMeta, r: FilterRequest): string {
 
 /** The filter as a predicate over item ordinals, given the codes of its columns (a column absent holds no value). */
 export function filterPredicate(filter: CompiledFilter, codes: ReadonlyMap<string, Codes>): (ordinal: number) => boolean {
-  const fields = filter.fields.map((alts) => alts.map((a) => ({ codes: codes.get(a.column), allowed: a.allowed })));
-  return (o) => {
-    for (const alts of fields) {
-      let ok = false;
-      for (const a of alts) {
-        if (a.codes && a.allowed[a.codes[o] ?? 0] === 1) {
-          ok = true;
-          break;
-        }
-      }
-      if (!ok) return false;
-    }
-    return true;
+  const NONE = new Uint8Array(0);
+  const one = (a: { readonly column: string; readonly allowed: Uint8Array }) => {
+    // A column absent holds no value (code 0), which no filter allows: an empty code array reads undefined → 0.
+    const c: Codes = codes.get(a.column) ?? NONE;
+    const allowed = a.allowed;
+    return (o: number) => allowed[c[o] ?? 0] === 1;
   };
+  // The common shapes as straight-line closures (a filter runs once per item of I_ret(q) and of the tail).
+  const fields = filter.fields.map((alts) => {
+    if (alts.length === 1) return one(alts[0] as (typeof alts)[number]);
+    const tests = alts.map(one);
+    return (o: number) => tests.some((t) => t(o));
+  });
+  if (fields.length === 1) return fields[0] as (o: number) => boolean;
+  if (fields.length === 2) {
+    const [f, g] = fields as [(o: number) => boolean, (o: number) => boolean];
+    return (o) => f(o) && g(o);
+  }
+  return (o) => fields.every((t) => t(o));
 }
 
 /** The ordinals of a sorted list that pass, still sorted. */
