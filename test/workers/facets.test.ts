@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { columnChunkKey, columnsMetaKey } from "../../core/contract.js";
 import { columnLru } from "../../workers/search/facets.js";
 import type { WireRound } from "../support/wire-round.js";
-import { clearIsolateCaches, getJson, publish, testRounds } from "./helpers.js";
+import { admin } from "./admin.js";
+import { clearIsolateCaches, getJson, publish, send, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
 
@@ -161,5 +162,18 @@ describe("an import's numeric and text facets", () => {
     expect(await publish(rated)).toBe("unchanged");
     expect((await env.CACHE.list({ prefix: `col:${m.round}:` })).keys.map((k) => k.name).sort()).toEqual([...keys].sort());
     expect((await getJson<Answer>("/v1/search?q=chair&facets=class")).res.status).toBe(200);
+  });
+
+  it("under an interleaving experiment, filters both rounds; the facet counts are the control round's", async () => {
+    expect((await admin("POST", "/admin/experiments", { id: "il-facets", design: "interleave", control: 0, treatment: 3 })).res.status).toBe(201);
+    const res = await send("/v1/search?q=wood&limit=100&class=chairs&facets=class", {
+      headers: { "x-user-id": "facet-user", authorization: `Bearer ${env.ADMIN_TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Answer & { rounds: number[]; totals: { control: number; treatment: number } };
+    expect(body.rounds).toEqual([0, 3]);
+    expect(body.results.length).toBeGreaterThan(0);
+    expect(body.results.map((r) => r.class)).toEqual(body.results.map(() => "Chairs"));
+    expect(body.facets).toEqual({ class: [{ value: "Chairs", count: body.totals.control }] });
   });
 });

@@ -58,7 +58,7 @@ export const FilterFields = {
         name: "facets",
         in: "query",
         description:
-          `Count these fields' values over the whole filtered I_ret(q) (not the page): \`class\`, \`category\` (the level below the one \`category\` filters on, else the top level; \`category.lvl0\`, \`category.lvl1\`… name a level), ` +
+          `At most ${FACET_PARAM_LIMITS.facetsMax} field names, comma-separated, whose values are counted over the whole filtered I_ret(q) (not the page): \`class\`, \`category\` (the level below the one \`category\` filters on, else the top level; \`category.lvl0\`, \`category.lvl1\`… name a level), ` +
           `or an import's \`--facet\` field. Each gets its top ${COLUMN_LIMITS.facetTop} values by count (ties by value). Interleaved, the counts are the control round's.`,
       },
       type: "string",
