@@ -52,7 +52,7 @@ runCli(async () => {
   const generate = loadQueryGenerator(round.queryGenerator);
   if (!generate) throw new Error("round 0 must ship a CPU generator");
   const { queries } = toEvalQueries(dataset.queries, dataset.relevant, index);
-  const plans: QueryPlan[] = queries.map((q) => planQuery(generate(q.text), q.text));
+  const plans: QueryPlan[] = queries.map((q) => planQuery(generate(q.text), q.text, index.queryTerms));
   let visited = 0;
   for (const p of plans) {
     const f = index.fetch(p);
@@ -76,7 +76,7 @@ runCli(async () => {
     dataset.relevant,
     index,
   ).queries;
-  const querySets = trainQ.map((q) => planQuery(generate(q.text), q.text).keywords);
+  const querySets = trainQ.map((q) => planQuery(generate(q.text), q.text, index.queryTerms).keywords);
   const relevant = trainQ.map((q) => q.relevant);
   const ctx = new ItemRewardContext({ itemSets, itemNames: names, querySets, relevant });
   const samples = Array.from({ length: 2000 }, (_, j) => {

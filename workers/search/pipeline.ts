@@ -55,7 +55,7 @@ export async function runSearch(
   page: { limit: number; offset: number },
   opts: SearchOptions = {},
 ): Promise<SearchAnswer> {
-  const full = planQuery(generated.keywords, query);
+  const full = planQuery(generated.keywords, query, round.queryTerms, generated.corrected);
   const plan: QueryPlan = opts.bm25 ? firstPassPlan(query) : full;
   const blocks = await deps.store.postings(round, [...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]);
   const fetched = postingsFromBlocks(plan, blocks, page.offset + page.limit);
