@@ -20,6 +20,7 @@ import { decodeQuery } from "../core/set-policy.js";
 import { buildCandidateStore, CANDIDATE_BUDGETS, type CandidateStore } from "./candidate-store.js";
 import type { Dataset, Product } from "./data/wands.js";
 import { type EvalQuery, productText, toEvalQueries } from "./evaluate.js";
+import { ROUND_QUERY_TERMS } from "./query-terms.js";
 import type { Round } from "./round-artifact.js";
 import { type SupervisedQueries, supervisedQueries } from "./supervision/supervision.js";
 import { buildVocabulary, topByScore } from "./vocabulary.js";
@@ -220,5 +221,5 @@ export function carryOver(decided: ReadonlyArray<readonly string[]>, previous: R
 export const buildItemIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, ranker: RankerSpec = KEYWORD_RANKER) =>
   KeywordIndex.build(
     roundItems(data, itemSets).map((it, j) => ({ ...it, text: productText((data.items[j] as TrainItem).product) })),
-    { ranker },
+    { ranker, queryTerms: ROUND_QUERY_TERMS },
   );

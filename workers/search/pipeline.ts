@@ -61,7 +61,7 @@ export async function runSearch(
   page: { limit: number; offset: number },
   opts: SearchOptions = {},
 ): Promise<SearchAnswer> {
-  const full = planQuery(generated.keywords, query);
+  const full = planQuery(generated.keywords, query, round.queryTerms, generated.corrected);
   const plan: QueryPlan = opts.bm25 ? firstPassPlan(query) : full;
   const narrowing = opts.narrowing && deps.kv && narrows(opts.narrowing) ? opts.narrowing : null;
   const [blocks, narrowed] = await Promise.all([
