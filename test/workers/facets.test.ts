@@ -80,6 +80,8 @@ describe("filters and facets over a published round", () => {
     expect(cat.facets?.category?.reduce((s, f) => s + f.count, 0)).toBe(lvl1?.count);
     for (const f of cat.facets?.category ?? []) expect(f.value.startsWith(`${lvl1?.value} / `)).toBe(true);
     expect((await getJson<Answer>("/v1/search?q=chair&category=Furniture/Chai")).body.total).toBe(0);
+    // An empty parameter (a form's untouched field) is no filter.
+    expect((await getJson<Answer>("/v1/search?q=chair&class=&category=%20&filter[colour]=")).body.total).toBe(all.total);
   });
 
   it("ANDs fields, ORs a field's list, and filters the related tail too", async () => {
