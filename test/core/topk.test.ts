@@ -1,0 +1,127 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { blockKeywordPosting, blockWordPosting, type PostingBlock } from "../../core/blocks.js";
+import { KeywordIndex } from "../../core/inverted-index.js";
+import { encodeWordPosting } from "../../core/postings.js";
+import { executeQuery, planQuery, type QueryPlan } from "../../core/retrieve.js";
+import { keywordKey, wordKey } from "../../core/shard.js";
+import { executeTopK } from "../../core/topk.js";
+import { decodeSubBlock, decodeWordBlock, wordSubBlocks } from "../../core/word-blocks.js";
+import { wordPostings } from "../support/arbitraries.js";
+
+const VOCAB = ["chair", "arm chair", "red", "red chair", "red red chair", "table", "oak table", "lamp", "desk lamp", "sofa", "wood", "gray sofa", "bed"];
+
+/** A plan's postings as the worker fetches them: blocked, word blocks with sub-blocks of `sub` entries (or in format 2). */
+function blocked(index: KeywordIndex, plan: QueryPlan, max: number, sub: number, format2 = false): Map<string, PostingBlock[]> {
+  const blocks = new Map<string, PostingBlock[]>();
+  for (const k of plan.keywords) {
+    const p = index.keywordPostings.get(k);
+    if (p) blocks.set(keywordKey(k), blockKeywordPosting(p, max));
+  }
+  for (const w of plan.words) {
+    const p = index.wordPostings.get(w);
+    if (!p) continue;
+    const b = blockWordPosting(p, max, sub);
+    // Format 2: the same slices, encoded without skip data (a round published before index format 3).
+    blocks.set(
+      wordKey(w),
+      format2
+        ? b.map((x) => {
+            const d = decodeWordBlock(x.data);
+            return { ...x, data: encodeWordPosting(d) };
+          })
+        : b,
+    );
+  }
+  return blocks;
+}
+
+const rows = fc.array(
+  fc.record({
+    name: fc.constantFrom("alpha", "beta chair", "gamma table", "red chair", "gray sofa", "red red lamp"),
+    keywords: fc.subarray(VOCAB),
+  }),
+  { minLength: 1, maxLength: 300 },
+);
+
+describe("word blocks with block-max skip data", () => {
+  it("decode whole and by sub-block to the posting, with each sub-block's max tf and min length (property)", () => {
+    fc.assert(
+      fc.property(wordPostings(300), fc.integer({ min: 1, max: 9 }), (p, sub) => {
+        for (const b of blockWordPosting(p, 400, sub)) {
+          const whole = decodeWordBlock(b.data);
+          const subs = wordSubBlocks(b.data);
+          const parts = Array.from({ length: subs.count }, (_, s) => decodeSubBlock(b.data, subs, s));
+          expect(Uint32Array.from(parts.flatMap((x) => [...x.items]))).toEqual(whole.items);
+          parts.forEach((x, s) => {
+            expect(x.items.length).toBeLessThanOrEqual(sub);
+            expect(subs.lasts[s]).toBe(x.items[x.items.length - 1]);
+            expect(subs.maxTfs[s]).toBe(Math.max(...x.tfs));
+            expect(subs.minLengths[s]).toBe(Math.min(...x.lengths));
+          });
+          expect(whole.items.length).toBe(b.count);
+        }
+      }),
+    );
+  });
+});
+
+describe("block-max top-k", () => {
+  it("gives the reference's page bit for bit, for any page, k1 and b, and its explanations' postings (property)", () => {
+    fc.assert(
+      fc.property(
+        rows,
+        fc.subarray(VOCAB, { maxLength: 4 }),
+        fc.constantFrom("", "red", "wood table", "sofa", "red chair"),
+        fc.record({ max: fc.integer({ min: 44, max: 400 }), sub: fc.integer({ min: 1, max: 16 }) }),
+        fc.record({ limit: fc.integer({ min: 1, max: 30 }), offset: fc.integer({ min: 0, max: 40 }), related: fc.boolean() }),
+        fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }),
+        (items, generated, raw, size, page, params) => {
+          const index = KeywordIndex.build(items.map((r, j) => ({ id: String(j), ...r })));
+          const plan = planQuery(generated, raw);
+          const opts = { ...page, params };
+          const reference = executeQuery(plan, index.fetch(plan), index, opts);
+          const got = executeTopK(plan, blocked(index, plan, size.max, size.sub), index, opts);
+          expect(got.page).toEqual(reference);
+          expect(executeTopK(plan, blocked(index, plan, size.max, size.sub, true), index, opts).page).toEqual(reference);
+          // What an explanation reads: every hit's entry in each word's posting, as the full posting has it.
+          const fetched = got.fetched();
+          const full = index.fetch(plan);
+          for (const h of got.page.hits) {
+            for (const [w, p] of full.words) {
+              const j = p.items.indexOf(h.item);
+              const q = fetched.words.get(w);
+              const at = q ? q.items.indexOf(h.item) : -1;
+              expect([at >= 0, at >= 0 ? q?.tfs[at] : p.tfs[j], at >= 0 ? q?.df : p.items.length]).toEqual([
+                j >= 0,
+                j >= 0 ? p.tfs[j] : undefined,
+                p.items.length,
+              ]);
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("scores only the segments that can reach a small page of a large I_ret(q)", () => {
+    // Every item holds "chair"; a few in a short bag (a high BM25 term), the rest tie in a long one.
+    const items = Array.from({ length: 3000 }, (_, j) => ({
+      id: String(j),
+      name: `item ${j}`,
+      keywords: j % 500 === 7 ? ["chair"] : ["chair", "oak table with drawers and shelves"],
+    }));
+    const index = KeywordIndex.build(items);
+    const plan = planQuery(["chair"], "");
+    const full = index.fetch(plan);
+    const postings = (full.keywords.get("chair")?.length ?? 0) + (full.words.get("chair")?.items.length ?? 0);
+    expect(postings).toBe(6000);
+    const got = executeTopK(plan, blocked(index, plan, 16_384, 128), index, { limit: 10 });
+    expect(got.page).toEqual(executeQuery(plan, full, index, { limit: 10 }));
+    expect(got.page.hits.map((h) => h.item)).toEqual([7, 507, 1007, 1507, 2007, 2507, 0, 1, 2, 3]);
+    expect(got.page.total).toBe(3000);
+    // The six segments holding a short bag, and the first of the ties: 7 sub-blocks of 128 entries and their candidates.
+    expect(got.visited).toBeLessThanOrEqual(7 * 2 * 128);
+  });
+});
