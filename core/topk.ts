@@ -10,15 +10,17 @@
  * termScore(idf, max tf, min length), which no entry exceeds for any k1 ≥ 0
  * and b ∈ [0, 1]: termScore grows with tf and shrinks with length, and its
  * rounding keeps that order in length always and in tf while consecutive tf
- * are far enough apart (else the bound takes a slack of BOUND_SLACK). The candidates' ordinal range is cut where
- * any word's sub-block starts or ends, so in each segment every word has one
- * bound, and the segment's bound is their sum, added in the plan's word order
- * (floating-point addition is monotone, so it bounds the computed scores).
- * Segments are scored best bound first into a heap of the k best; once the
- * heap is full and a segment's bound is below the k-th score, no later
- * segment can enter the page and the rest stay unscored and undecoded; a
- * segment whose bound only ties the k-th score is skipped when all its
- * ordinals come after the k-th's (ties rank by ordinal).
+ * are far enough apart (else the bound takes a slack of BOUND_SLACK).
+ * I_ret(q) is cut into chunks of CHUNK consecutive candidates; a chunk's
+ * bound is the sum, in the plan's word order, of each word's largest bound
+ * among the sub-blocks its ordinal range meets (floating-point addition is
+ * monotone, so it bounds the computed scores). Chunks are scored best bound
+ * first into a heap of the k best; once the heap is full and a chunk's bound
+ * is below the k-th score, no later chunk can enter the page, and the rest
+ * stay unscored and their sub-blocks undecoded; a chunk whose bound only
+ * ties the k-th score is skipped when all its ordinals come after the k-th's
+ * (ties rank by ordinal). Small sets (under SMALL_SET candidates) take the
+ * reference path: there is little to prune and the bookkeeping would cost more.
  * Scores are summed per candidate in the plan's word order, as
  * scoreCandidates sums them, and ranked by the same total order, so the page
  * is the reference's exactly (test/core/topk.test.ts checks it on random
@@ -26,11 +28,15 @@
  */
 import { blocksHolding, joinKeywordBlocks, type PostingBlock, postingCount, postingsFromBlocks } from "./blocks.js";
 import { BM25_DEFAULTS, idf, termScore } from "./bm25.js";
-import { lowerBound } from "./collections.js";
 import type { WordPosting } from "./postings.js";
 import { executeQuery, type FetchedPostings, type Hit, type IndexStats, type PageOptions, type QueryPlan, type SearchPage, unionPostings } from "./retrieve.js";
 import { keywordKey, wordKey } from "./shard.js";
 import { decodeSubBlock, decodeWordBlock, isBoundedWordBlock, type SubBlocks, wordSubBlocks } from "./word-blocks.js";
+
+/** Candidates per chunk: the unit a bound is computed for and scoring is skipped by. */
+export const TOPK_CHUNK = 128;
+/** Below this many candidates the reference path ranks I_ret(q). */
+export const SMALL_SET = 1024;
 
 /** Relative slack on a term's bound where rounding could break termScore's monotonicity in tf: far above those few ulps. */
 export const BOUND_SLACK = 1e-9;
@@ -76,6 +82,30 @@ function unitsOf(blocks: readonly PostingBlock[], bound: (maxTf: number, minLeng
   return out;
 }
 
+/** The first index in [lo, hi) of a sorted array whose value is ≥ x. */
+function lowerBoundIn(sorted: Uint32Array, x: number, lo: number, hi: number): number {
+  let a = lo;
+  let b = hi;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if ((sorted[mid] as number) < x) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}
+
+/** The first unit whose (lo, hi] reaches x (units are sorted and disjoint). */
+function lowerBoundUnit(units: readonly Unit[], x: number): number {
+  let lo = 0;
+  let hi = units.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((units[mid] as Unit).hi < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 const decode = (u: Unit): WordPosting => {
   u.decoded ??= u.subs ? decodeSubBlock(u.data, u.subs, u.s) : decodeWordBlock(u.data);
   return u.decoded;
@@ -83,49 +113,30 @@ const decode = (u: Unit): WordPosting => {
 
 /** The k best candidate indices by (score desc, ordinal asc), kept in a heap whose root ranks last. */
 class TopK {
-  readonly heap: number[] = [];
+  private readonly heap: Int32Array;
+  private size = 0;
   constructor(
     private readonly k: number,
     private readonly scores: Float64Array,
     private readonly candidates: Uint32Array,
-  ) {}
+  ) {
+    this.heap = new Int32Array(k);
+  }
 
-  after(a: number, b: number): boolean {
+  /** Does candidate a rank after candidate b? */
+  private after(a: number, b: number): boolean {
     const sa = this.scores[a] as number;
     const sb = this.scores[b] as number;
     return sa < sb || (sa === sb && (this.candidates[a] as number) > (this.candidates[b] as number));
   }
 
   get full(): boolean {
-    return this.heap.length >= this.k;
+    return this.size >= this.k;
   }
 
-  /** The score a candidate must beat (or tie with a smaller ordinal) to enter; -∞ until the heap is full. */
+  /** The k-th score (what a candidate must reach); -∞ until the heap is full. */
   get threshold(): number {
     return this.full ? (this.scores[this.heap[0] as number] as number) : Number.NEGATIVE_INFINITY;
-  }
-
-  push(c: number): void {
-    const h = this.heap;
-    if (!this.full) {
-      h.push(c);
-      for (let i = h.length - 1; i > 0 && this.after(h[i] as number, h[(i - 1) >> 1] as number); i = (i - 1) >> 1) {
-        [h[i], h[(i - 1) >> 1]] = [h[(i - 1) >> 1] as number, h[i] as number];
-      }
-      return;
-    }
-    if (!this.after(h[0] as number, c)) return;
-    h[0] = c;
-    for (let i = 0; ; ) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let worst = i;
-      if (l < h.length && this.after(h[l] as number, h[worst] as number)) worst = l;
-      if (r < h.length && this.after(h[r] as number, h[worst] as number)) worst = r;
-      if (worst === i) break;
-      [h[i], h[worst]] = [h[worst] as number, h[i] as number];
-      i = worst;
-    }
   }
 
   /** The ordinal of the candidate that ranks last among the kept. */
@@ -133,13 +144,49 @@ class TopK {
     return this.candidates[this.heap[0] as number] as number;
   }
 
+  push(c: number): void {
+    const h = this.heap;
+    if (this.size < this.k) {
+      let i = this.size++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!this.after(c, h[parent] as number)) break;
+        h[i] = h[parent] as number;
+        i = parent;
+      }
+      h[i] = c;
+      return;
+    }
+    if (!this.after(h[0] as number, c)) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.size) break;
+      const r = l + 1;
+      const worst = r < this.size && this.after(h[r] as number, h[l] as number) ? r : l;
+      if (!this.after(h[worst] as number, c)) break;
+      h[i] = h[worst] as number;
+      i = worst;
+    }
+    h[i] = c;
+  }
+
   ranked(): number[] {
-    return [...this.heap].sort((a, b) => (this.after(a, b) ? 1 : this.after(b, a) ? -1 : 0));
+    return [...this.heap.subarray(0, this.size)].sort((a, b) => (this.after(a, b) ? 1 : this.after(b, a) ? -1 : 0));
   }
 }
 
 /** One page of I_ret(q) from blocked postings: block-max top-k inside I_ret(q), the reference path past it. */
-export function executeTopK(plan: QueryPlan, blocks: ReadonlyMap<string, readonly PostingBlock[]>, stats: IndexStats, opts: PageOptions = {}): TopKResult {
+export function executeTopK(
+  plan: QueryPlan,
+  blocks: ReadonlyMap<string, readonly PostingBlock[]>,
+  stats: IndexStats,
+  opts: PageOptions = {},
+  /** Below `smallSet` candidates, the reference path; `chunk` candidates a bound (tests make both small, to prune small sets). */
+  tuning: { readonly smallSet?: number; readonly chunk?: number } = {},
+): TopKResult {
+  const smallSet = tuning.smallSet ?? SMALL_SET;
+  const CHUNK = tuning.chunk ?? TOPK_CHUNK;
   const keywords = new Map<string, Uint32Array>();
   for (const k of plan.keywords) {
     const b = blocks.get(keywordKey(k));
@@ -150,7 +197,7 @@ export function executeTopK(plan: QueryPlan, blocks: ReadonlyMap<string, readonl
   const want = offset + (opts.limit ?? Number.POSITIVE_INFINITY);
   const k = Math.min(want, candidates.length);
   // Past I_ret(q) (the related tail), or a page that ranks all of it: nothing to prune, the reference path.
-  if ((opts.related && want > candidates.length) || k >= candidates.length || offset >= candidates.length) {
+  if ((opts.related && want > candidates.length) || k >= candidates.length || offset >= candidates.length || candidates.length < smallSet) {
     const fetched = postingsFromBlocks(plan, blocks, want);
     return { page: executeQuery(plan, fetched, stats, opts), fetched: () => fetched, visited: null };
   }
@@ -170,55 +217,64 @@ export function executeTopK(plan: QueryPlan, blocks: ReadonlyMap<string, readonl
     words.push({ word: w, idf: idfW, df, units: unitsOf(blocksHolding(b, candidates), bound) });
   }
 
-  // Segments: the candidates' ordinal range cut at every unit's ends; in each, a word has one unit or none.
-  const points = new Set<number>([(candidates[0] as number) - 1, candidates[candidates.length - 1] as number]);
-  for (const w of words) for (const u of w.units) points.add(u.lo).add(u.hi);
-  const cuts = Float64Array.from(points).sort();
-  const at = words.map(() => 0);
-  const segments: Array<{ from: number; to: number; bound: number; cover: Array<Unit | null> }> = [];
-  for (let j = 0; j + 1 < cuts.length; j++) {
-    const lo = cuts[j] as number;
-    const hi = cuts[j + 1] as number;
-    const from = lowerBound(candidates, lo + 1);
-    const to = lowerBound(candidates, hi + 1);
+  // Chunks of CHUNK candidates, each with the sum of its words' largest bounds over the sub-blocks it meets.
+  const n = candidates.length;
+  const chunks = Math.ceil(n / CHUNK);
+  const bounds = new Float64Array(chunks);
+  const at = new Int32Array(words.length);
+  for (let ch = 0; ch < chunks; ch++) {
+    const x = candidates[ch * CHUNK] as number;
+    const y = candidates[Math.min(n, (ch + 1) * CHUNK) - 1] as number;
     let bound = 0;
-    const cover = words.map((w, wi) => {
-      while ((at[wi] as number) < w.units.length && (w.units[at[wi] as number] as Unit).hi <= lo) at[wi] = (at[wi] as number) + 1;
-      const u = w.units[at[wi] as number];
-      if (!u || u.lo > lo) return null; // units never straddle a cut: one covering (lo, hi] holds it whole
-      bound += u.bound;
-      return u;
-    });
-    if (to > from) segments.push({ from, to, bound, cover });
+    for (let wi = 0; wi < words.length; wi++) {
+      const units = (words[wi] as (typeof words)[number]).units;
+      let q = at[wi] as number;
+      while (q < units.length && (units[q] as Unit).hi < x) q++;
+      at[wi] = q;
+      let best = 0;
+      for (; q < units.length && (units[q] as Unit).lo < y; q++) if ((units[q] as Unit).bound > best) best = (units[q] as Unit).bound;
+      bound += best;
+    }
+    bounds[ch] = bound;
   }
-  segments.sort((a, b) => b.bound - a.bound || a.from - b.from);
+  const order0 = new Uint32Array(chunks);
+  for (let ch = 0; ch < chunks; ch++) order0[ch] = ch;
+  order0.sort((a, b) => (bounds[b] as number) - (bounds[a] as number) || a - b);
 
-  const scores = new Float64Array(candidates.length);
+  const scores = new Float64Array(n);
   const top = new TopK(k, scores, candidates);
   let visited = 0;
-  for (const seg of segments) {
+  for (const ch of order0) {
+    const from = ch * CHUNK;
+    const to = Math.min(n, from + CHUNK);
+    const bound = bounds[ch] as number;
     // Below the k-th score, or equal to it with every ordinal after the k-th's (ties rank by ordinal): nothing here can enter.
-    if (top.full && (seg.bound < top.threshold || (seg.bound === top.threshold && (candidates[seg.from] as number) > top.lastOrdinal))) {
-      if (seg.bound < top.threshold) break;
-      continue;
-    }
-    for (const [wi, u] of seg.cover.entries()) {
-      if (!u) continue;
-      const p = decode(u);
+    if (top.full && bound < top.threshold) break;
+    if (top.full && bound === top.threshold && (candidates[from] as number) > top.lastOrdinal) continue;
+    const x = candidates[from] as number;
+    const y = candidates[to - 1] as number;
+    for (let wi = 0; wi < words.length; wi++) {
       const w = words[wi] as (typeof words)[number];
-      let j = lowerBound(p.items, candidates[seg.from] as number);
-      const j0 = j;
-      for (let c = seg.from; c < seg.to && j < p.items.length; c++) {
-        const item = candidates[c] as number;
-        while (j < p.items.length && (p.items[j] as number) < item) j++;
-        if (j < p.items.length && p.items[j] === item) {
-          scores[c] = (scores[c] as number) + termScore(w.idf, p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params);
+      let q = lowerBoundUnit(w.units, x);
+      for (; q < w.units.length && (w.units[q] as Unit).lo < y; q++) {
+        const u = w.units[q] as Unit;
+        if (!u.decoded) visited += decode(u).items.length;
+        const p = u.decoded as WordPosting;
+        const items = p.items;
+        let j = 0;
+        let c = u.lo + 1 > x ? lowerBoundIn(candidates, u.lo + 1, from, to) : from;
+        for (; c < to && j < items.length; c++) {
+          const item = candidates[c] as number;
+          if (item > u.hi) break;
+          while (j < items.length && (items[j] as number) < item) j++;
+          if (j < items.length && items[j] === item) {
+            scores[c] = (scores[c] as number) + termScore(w.idf, p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params);
+          }
         }
       }
-      visited += j - j0;
     }
-    visited += seg.to - seg.from;
-    for (let c = seg.from; c < seg.to; c++) top.push(c);
+    visited += to - from;
+    for (let c = from; c < to; c++) top.push(c);
   }
   const order = top.ranked();
   const hits: Hit[] = [];

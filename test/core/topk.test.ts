@@ -4,6 +4,7 @@ import { blockKeywordPosting, blockWordPosting, type PostingBlock } from "../../
 import { KeywordIndex } from "../../core/inverted-index.js";
 import { encodeWordPosting } from "../../core/postings.js";
 import { executeQuery, planQuery, type QueryPlan } from "../../core/retrieve.js";
+import { INDEX_FORMAT_VERSION, indexHeader, parseIndexHeader } from "../../core/round-format.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
 import { executeTopK } from "../../core/topk.js";
 import { decodeSubBlock, decodeWordBlock, wordSubBlocks } from "../../core/word-blocks.js";
@@ -73,17 +74,20 @@ describe("block-max top-k", () => {
         rows,
         fc.subarray(VOCAB, { maxLength: 4 }),
         fc.constantFrom("", "red", "wood table", "sofa", "red chair"),
-        fc.record({ max: fc.integer({ min: 44, max: 400 }), sub: fc.integer({ min: 1, max: 16 }) }),
-        fc.record({ limit: fc.integer({ min: 1, max: 30 }), offset: fc.integer({ min: 0, max: 40 }), related: fc.boolean() }),
+        fc.record({ max: fc.integer({ min: 44, max: 400 }), sub: fc.integer({ min: 1, max: 16 }), chunk: fc.integer({ min: 1, max: 40 }) }),
+        fc.oneof(
+          fc.record({ limit: fc.integer({ min: 1, max: 5 }), offset: fc.integer({ min: 0, max: 5 }), related: fc.boolean() }),
+          fc.record({ limit: fc.integer({ min: 1, max: 30 }), offset: fc.integer({ min: 0, max: 300 }), related: fc.boolean() }),
+        ),
         fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }),
         (items, generated, raw, size, page, params) => {
           const index = KeywordIndex.build(items.map((r, j) => ({ id: String(j), ...r })));
           const plan = planQuery(generated, raw);
           const opts = { ...page, params };
           const reference = executeQuery(plan, index.fetch(plan), index, opts);
-          const got = executeTopK(plan, blocked(index, plan, size.max, size.sub), index, opts);
+          const got = executeTopK(plan, blocked(index, plan, size.max, size.sub), index, opts, { smallSet: 0, chunk: size.chunk });
           expect(got.page).toEqual(reference);
-          expect(executeTopK(plan, blocked(index, plan, size.max, size.sub, true), index, opts).page).toEqual(reference);
+          expect(executeTopK(plan, blocked(index, plan, size.max, size.sub, true), index, opts, { smallSet: 0, chunk: size.chunk }).page).toEqual(reference);
           // What an explanation reads: every hit's entry in each word's posting, as the full posting has it.
           const fetched = got.fetched();
           const full = index.fetch(plan);
@@ -101,8 +105,73 @@ describe("block-max top-k", () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 400 },
     );
+  });
+
+  it("gives the reference's page bit for bit over random postings, where the bounds prune most (property)", () => {
+    const posting = (n: number) =>
+      fc.array(fc.record({ tf: fc.integer({ min: 1, max: 4 }), len: fc.integer({ min: 1, max: 9 }), keep: fc.boolean() }), { minLength: n, maxLength: n });
+    fc.assert(
+      fc.property(
+        fc
+          .integer({ min: 50, max: 600 })
+          .chain((n) =>
+            fc.record({
+              n: fc.constant(n),
+              words: fc.array(posting(n), { minLength: 1, maxLength: 3 }),
+              retrieved: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+            }),
+          ),
+        fc.record({
+          sub: fc.integer({ min: 1, max: 12 }),
+          chunk: fc.integer({ min: 1, max: 24 }),
+          limit: fc.integer({ min: 1, max: 12 }),
+          offset: fc.integer({ min: 0, max: 4 }),
+        }),
+        fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }),
+        ({ n, words, retrieved }, t, params) => {
+          const names = words.map((_, j) => `w${j}`);
+          const wordPostingsOf = new Map(
+            words.map((entries, j) => {
+              const kept = entries.map((e, i) => ({ ...e, i })).filter((e) => e.keep);
+              const items = Uint32Array.from(kept.map((e) => e.i));
+              return [names[j] as string, { items, tfs: Uint32Array.from(kept.map((e) => e.tf)), lengths: Uint32Array.from(kept.map((e) => e.len)) }];
+            }),
+          );
+          const all = Uint32Array.from(retrieved.flatMap((r, i) => (r ? [i] : [])));
+          const index = KeywordIndex.fromPostings(
+            Array.from({ length: n }, (_, i) => String(i)),
+            5 * n,
+            new Map([["k", all]]),
+            wordPostingsOf,
+          );
+          const plan: QueryPlan = { keywords: ["k"], words: names };
+          const opts = { limit: t.limit, offset: t.offset, params };
+          const got = executeTopK(plan, blocked(index, plan, 16_384, t.sub), index, opts, { smallSet: 0, chunk: t.chunk });
+          expect(got.page).toEqual(executeQuery(plan, index.fetch(plan), index, opts));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("scores a chunk whose bound only ties the k-th score when it holds smaller ordinals, and skips it when not", () => {
+    // Every item scores alike but 150 (tf 3): its chunk goes first and fills the heap with 150, 151, 152; chunk 0 ties.
+    const n = 200;
+    const items = Uint32Array.from({ length: n }, (_, i) => i);
+    const index = KeywordIndex.fromPostings(
+      Array.from({ length: n }, (_, i) => String(i)),
+      5 * n,
+      new Map([["k", items]]),
+      new Map([["w", { items, tfs: Uint32Array.from(items, (i) => (i === 150 ? 3 : 1)), lengths: new Uint32Array(n).fill(5) }]]),
+    );
+    const plan: QueryPlan = { keywords: ["k"], words: ["w"] };
+    const got = executeTopK(plan, blocked(index, plan, 16_384, 10), index, { limit: 3 }, { smallSet: 0, chunk: 10 });
+    expect(got.page.hits.map((h) => h.item)).toEqual([150, 0, 1]);
+    expect(got.page).toEqual(executeQuery(plan, index.fetch(plan), index, { limit: 3 }));
+    // Chunk 15 and chunk 0 scored (10 candidates and 10 entries each); every other chunk skipped on the tie rule.
+    expect(got.visited).toBe(40);
   });
 
   it("scores only the segments that can reach a small page of a large I_ret(q)", () => {
@@ -123,5 +192,19 @@ describe("block-max top-k", () => {
     expect(got.page.total).toBe(3000);
     // The six segments holding a short bag, and the first of the ties: 7 sub-blocks of 128 entries and their candidates.
     expect(got.visited).toBeLessThanOrEqual(7 * 2 * 128);
+  });
+});
+
+describe("the index header", () => {
+  it("is written as format 3, reads format 2 (word blocks without skip data) and refuses any other version", () => {
+    const index = KeywordIndex.build([{ id: "1", name: "red chair", keywords: ["chair"] }]);
+    const h = indexHeader(index, 512);
+    expect(h.version).toBe(INDEX_FORMAT_VERSION);
+    expect(INDEX_FORMAT_VERSION).toBe(3);
+    expect(parseIndexHeader(JSON.stringify({ ...h, version: 2 }), "postings.jsonl").version).toBe(2);
+    expect(() => parseIndexHeader(JSON.stringify({ ...h, version: 4 }), "postings.jsonl")).toThrow(
+      "postings.jsonl: unsupported cogr-index version 4 (this build reads 2 and 3)",
+    );
+    expect(() => parseIndexHeader(JSON.stringify({ ...h, version: "3" }), "postings.jsonl")).toThrow(/unsupported cogr-index version 3/);
   });
 });
