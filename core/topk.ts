@@ -6,9 +6,9 @@
  *
  * I_ret(q) is the union of the keyword postings, decoded whole, so `total`
  * stays exact: counting needs no scores. Each word's sub-blocks
- * (core/word-blocks.ts) bound their entries' BM25 term by
- * termScore(idf, max tf, min length), which no entry exceeds for any k1 ≥ 0
- * and b ∈ [0, 1]: termScore grows with tf and shrinks with length, and its
+ * (core/word-blocks.ts) bound their entries' BM25 term by the largest
+ * termScore over their (tf, length) frontier, which no entry exceeds for any
+ * k1 ≥ 0 and b ∈ [0, 1]: termScore grows with tf and shrinks with length, and its
  * rounding keeps that order in length always and in tf while consecutive tf
  * are far enough apart (else the bound takes a slack of BOUND_SLACK).
  * I_ret(q) is cut into chunks of CHUNK consecutive candidates; a chunk's
@@ -28,6 +28,7 @@
  */
 import { blocksHolding, joinKeywordBlocks, type PostingBlock, postingCount, postingsFromBlocks } from "./blocks.js";
 import { BM25_DEFAULTS, idf, termScore } from "./bm25.js";
+import { lowerBound } from "./collections.js";
 import type { WordPosting } from "./postings.js";
 import { executeQuery, type FetchedPostings, type Hit, type IndexStats, type PageOptions, type QueryPlan, type SearchPage, unionPostings } from "./retrieve.js";
 import { keywordKey, wordKey } from "./shard.js";
@@ -66,7 +67,7 @@ interface Unit {
   decoded?: WordPosting;
 }
 
-function unitsOf(blocks: readonly PostingBlock[], bound: (maxTf: number, minLength: number) => number): Unit[] {
+function unitsOf(blocks: readonly PostingBlock[], bound: (tf: number, length: number) => number): Unit[] {
   const out: Unit[] = [];
   for (const b of blocks) {
     if (!isBoundedWordBlock(b.data)) {
@@ -76,7 +77,13 @@ function unitsOf(blocks: readonly PostingBlock[], bound: (maxTf: number, minLeng
     const subs = wordSubBlocks(b.data);
     for (let s = 0; s < subs.count; s++) {
       const lo = s === 0 ? b.first - 1 : (subs.lasts[s - 1] as number);
-      out.push({ lo, hi: subs.lasts[s] as number, bound: bound(subs.maxTfs[s] as number, subs.minLengths[s] as number), data: b.data, subs, s });
+      // The largest term over the sub-block's (tf, length) frontier: no entry's term exceeds it.
+      let best = 0;
+      for (let q = subs.frontierStarts[s] as number; q < (subs.frontierStarts[s + 1] as number); q++) {
+        const t = bound(subs.frontierTfs[q] as number, subs.frontierLengths[q] as number);
+        if (t > best) best = t;
+      }
+      out.push({ lo, hi: subs.lasts[s] as number, bound: best, data: b.data, subs, s });
     }
   }
   return out;
@@ -208,11 +215,11 @@ export function executeTopK(
     if (!b) continue;
     const df = postingCount(b);
     const idfW = idf(stats.itemCount, df);
-    const bound = (maxTf: number, minLength: number) => {
-      const t = termScore(idfW, maxTf, minLength, stats.avgLength, params);
+    const bound = (tf: number, length: number) => {
+      const t = termScore(idfW, tf, length, stats.avgLength, params);
       // Exact where rounding cannot reorder tf's terms (module comment); else with slack.
-      const n = params.k1 * (1 - params.b + (params.b * minLength) / stats.avgLength);
-      return n / (maxTf * (maxTf + 1 + n)) > EXACT_BOUND_GAP ? t : t * (1 + BOUND_SLACK);
+      const n = params.k1 * (1 - params.b + (params.b * length) / stats.avgLength);
+      return n / (tf * (tf + 1 + n)) > EXACT_BOUND_GAP ? t : t * (1 + BOUND_SLACK);
     };
     words.push({ word: w, idf: idfW, df, units: unitsOf(blocksHolding(b, candidates), bound) });
   }
@@ -261,7 +268,7 @@ export function executeTopK(
         if (!u.decoded) visited += decode(u).items.length;
         const p = u.decoded as WordPosting;
         const items = p.items;
-        let j = 0;
+        let j = x > u.lo + 1 ? lowerBound(items, x) : 0;
         let c = u.lo + 1 > x ? lowerBoundIn(candidates, u.lo + 1, from, to) : from;
         for (; c < to && j < items.length; c++) {
           const item = candidates[c] as number;

@@ -17,8 +17,8 @@ import { ascendingItems, wordPostings } from "../support/arbitraries.js";
 
 const ascending = ascendingItems(400);
 const blockBytes = fc.integer({ min: 18, max: 200 });
-/** A word block holds its sub-block table besides its entries (core/word-blocks.ts): at least 44 bytes. */
-const wordBlockBytes = fc.integer({ min: 44, max: 300 });
+/** A word block holds its sub-block table besides its entries (core/word-blocks.ts): at least 113 bytes. */
+const wordBlockBytes = fc.integer({ min: 113, max: 400 });
 
 describe("posting blocks", () => {
   it("split a keyword posting into blocks within the byte bound that join back exactly, with true skip data", () => {

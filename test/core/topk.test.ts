@@ -7,7 +7,7 @@ import { executeQuery, planQuery, type QueryPlan } from "../../core/retrieve.js"
 import { INDEX_FORMAT_VERSION, indexHeader, parseIndexHeader } from "../../core/round-format.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
 import { executeTopK } from "../../core/topk.js";
-import { decodeSubBlock, decodeWordBlock, wordSubBlocks } from "../../core/word-blocks.js";
+import { decodeSubBlock, decodeWordBlock, frontierOf, wordSubBlocks } from "../../core/word-blocks.js";
 import { wordPostings } from "../support/arbitraries.js";
 
 const VOCAB = ["chair", "arm chair", "red", "red chair", "red red chair", "table", "oak table", "lamp", "desk lamp", "sofa", "wood", "gray sofa", "bed"];
@@ -46,10 +46,10 @@ const rows = fc.array(
 );
 
 describe("word blocks with block-max skip data", () => {
-  it("decode whole and by sub-block to the posting, with each sub-block's max tf and min length (property)", () => {
+  it("decode whole and by sub-block to the posting, with each sub-block's (tf, length) frontier (property)", () => {
     fc.assert(
-      fc.property(wordPostings(300), fc.integer({ min: 1, max: 9 }), (p, sub) => {
-        for (const b of blockWordPosting(p, 400, sub)) {
+      fc.property(wordPostings(300), fc.integer({ min: 1, max: 8 }), (p, sub) => {
+        for (const b of blockWordPosting(p, 1000, sub)) {
           const whole = decodeWordBlock(b.data);
           const subs = wordSubBlocks(b.data);
           const parts = Array.from({ length: subs.count }, (_, s) => decodeSubBlock(b.data, subs, s));
@@ -57,13 +57,37 @@ describe("word blocks with block-max skip data", () => {
           parts.forEach((x, s) => {
             expect(x.items.length).toBeLessThanOrEqual(sub);
             expect(subs.lasts[s]).toBe(x.items[x.items.length - 1]);
-            expect(subs.maxTfs[s]).toBe(Math.max(...x.tfs));
-            expect(subs.minLengths[s]).toBe(Math.min(...x.lengths));
+            const front = Array.from({ length: (subs.frontierStarts[s + 1] as number) - (subs.frontierStarts[s] as number) }, (_, q) => [
+              subs.frontierTfs[(subs.frontierStarts[s] as number) + q] as number,
+              subs.frontierLengths[(subs.frontierStarts[s] as number) + q] as number,
+            ]);
+            const entries = [...x.tfs].map((tf, j) => [tf, x.lengths[j] as number]);
+            expect(front.length).toBeGreaterThan(0);
+            expect(front.length).toBeLessThanOrEqual(8);
+            // Every entry is dominated by a point, and (sub-blocks of at most 8 entries: under the cap) every point is an entry.
+            expect(entries.filter(([tf, len]) => !front.some(([ft, fl]) => (ft as number) >= (tf as number) && (fl as number) <= (len as number)))).toEqual([]);
+            expect(front.filter(([ft, fl]) => !entries.some(([tf, len]) => tf === ft && len === fl))).toEqual([]);
           });
           expect(whole.items.length).toBe(b.count);
         }
       }),
     );
+  });
+});
+
+describe("a sub-block's frontier", () => {
+  it("keeps the (tf, length) Pareto front, and past 8 points merges the lowest two into one that dominates both", () => {
+    expect(frontierOf([1, 5, 3, 5, 2], [4, 9, 6, 12, 4], 0, 5)).toEqual([
+      [5, 9],
+      [3, 6],
+      [2, 4],
+    ]);
+    const tfs = Array.from({ length: 10 }, (_, j) => 10 - j);
+    const lengths = Array.from({ length: 10 }, (_, j) => 100 - j);
+    const front = frontierOf(tfs, lengths, 0, 10);
+    expect(front).toHaveLength(8);
+    expect(front.slice(0, 7)).toEqual(tfs.slice(0, 7).map((tf, j) => [tf, lengths[j]]));
+    expect(front[7]).toEqual([3, 91]);
   });
 });
 
@@ -74,7 +98,7 @@ describe("block-max top-k", () => {
         rows,
         fc.subarray(VOCAB, { maxLength: 4 }),
         fc.constantFrom("", "red", "wood table", "sofa", "red chair"),
-        fc.record({ max: fc.integer({ min: 44, max: 400 }), sub: fc.integer({ min: 1, max: 16 }), chunk: fc.integer({ min: 1, max: 40 }) }),
+        fc.record({ max: fc.integer({ min: 113, max: 600 }), sub: fc.integer({ min: 1, max: 16 }), chunk: fc.integer({ min: 1, max: 40 }) }),
         fc.oneof(
           fc.record({ limit: fc.integer({ min: 1, max: 5 }), offset: fc.integer({ min: 0, max: 5 }), related: fc.boolean() }),
           fc.record({ limit: fc.integer({ min: 1, max: 30 }), offset: fc.integer({ min: 0, max: 300 }), related: fc.boolean() }),
@@ -114,15 +138,13 @@ describe("block-max top-k", () => {
       fc.array(fc.record({ tf: fc.integer({ min: 1, max: 4 }), len: fc.integer({ min: 1, max: 9 }), keep: fc.boolean() }), { minLength: n, maxLength: n });
     fc.assert(
       fc.property(
-        fc
-          .integer({ min: 50, max: 600 })
-          .chain((n) =>
-            fc.record({
-              n: fc.constant(n),
-              words: fc.array(posting(n), { minLength: 1, maxLength: 3 }),
-              retrieved: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
-            }),
-          ),
+        fc.integer({ min: 50, max: 600 }).chain((n) =>
+          fc.record({
+            n: fc.constant(n),
+            words: fc.array(posting(n), { minLength: 1, maxLength: 3 }),
+            retrieved: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+          }),
+        ),
         fc.record({
           sub: fc.integer({ min: 1, max: 12 }),
           chunk: fc.integer({ min: 1, max: 24 }),
