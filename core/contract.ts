@@ -13,6 +13,7 @@
  * Pure: Web Crypto is global in workerd and Node alike.
  */
 import type { QueryGeneratorSpec } from "./query-generator.js";
+import { hasQueryTerms, type QueryTerms } from "./query-terms.js";
 import { KEYWORD_RANKER, type RankerSpec } from "./ranker.js";
 import type { IndexHeader, RoundItem, RoundManifest } from "./round-format.js";
 
@@ -46,6 +47,8 @@ export interface ServingManifest {
   readonly split: { readonly seed: number; readonly train: number; readonly dev: number };
   /** The ranker baked into the word postings (core/ranker.ts); absent in manifests published before rankers: the keyword bag. */
   readonly ranker?: RankerSpec;
+  /** How the round plans a query (core/query-terms.ts); absent in rounds without stop words or typed-word weight. */
+  readonly queryTerms?: QueryTerms;
 }
 
 /** What a posting read needs of a published round (the IndexStore's argument). */
@@ -86,6 +89,7 @@ export function servingManifestOf(
     },
     split: { seed: manifest.split.seed, train: manifest.split.train.length, dev: manifest.split.dev.length },
     ranker: header.ranker ?? KEYWORD_RANKER,
+    ...(hasQueryTerms(header.queryTerms) ? { queryTerms: header.queryTerms } : {}),
   };
 }
 

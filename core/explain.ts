@@ -2,7 +2,7 @@
  * Why a result matched (GET /v1/search?explain=1, the workbench pages): the
  * query keywords S_q ∪ {q} that hit the item's S_i ∪ {i} (§2.1's
  * intersection; none for a hit of the related tail), and the BM25
- * contribution of each query word. The contributions are added in the
+ * contribution of each query word (times its weight, core/query-terms.ts). The contributions are added in the
  * plan's word order, as scoreCandidates adds them, so they sum to the hit's
  * score exactly.
  */
@@ -34,14 +34,17 @@ export function explainHit(
   const own = new Set(itemKeywordSet(item));
   const keywords = plan.keywords.filter((k) => own.has(k));
   const words: Array<{ word: string; score: number }> = [];
-  for (const w of plan.words) {
+  for (let wj = 0; wj < plan.words.length; wj++) {
+    const w = plan.words[wj] as string;
     const p = fetched.words.get(w);
     if (!p || p.items.length === 0) continue;
     const j = indexOfSorted(p.items, ordinal);
     if (j < 0) continue;
     words.push({
       word: w,
-      score: termScore(idf(stats.itemCount, p.df ?? p.items.length), p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params),
+      score:
+        (plan.weights?.[wj] ?? 1) *
+        termScore(idf(stats.itemCount, p.df ?? p.items.length), p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params),
     });
   }
   return { keywords, words };

@@ -7,6 +7,7 @@ import { getOrInsert } from "./collections.js";
 import { compareIds } from "./ids.js";
 import { normalizeKeyword } from "./normalize.js";
 import type { WordPosting } from "./postings.js";
+import { NO_QUERY_TERMS, type QueryTerms } from "./query-terms.js";
 import { KEYWORD_RANKER, type RankerSpec, rankerBag } from "./ranker.js";
 import { executeQuery, type FetchedPostings, type IndexStats, type PageOptions, type QueryPlan, type SearchPage } from "./retrieve.js";
 
@@ -29,6 +30,8 @@ export interface BuildOptions {
   readonly includeName?: boolean;
   /** Which words the BM25 bags hold (core/ranker.ts). Default: the keyword bag, the paper's. */
   readonly ranker?: RankerSpec;
+  /** How the round plans a query's BM25 words (core/query-terms.ts). Default: none, every word alike. */
+  readonly queryTerms?: QueryTerms;
 }
 
 export class KeywordIndex implements IndexStats {
@@ -40,6 +43,7 @@ export class KeywordIndex implements IndexStats {
     readonly keywordPostings: ReadonlyMap<string, Uint32Array>,
     readonly wordPostings: ReadonlyMap<string, WordPosting>,
     readonly ranker: RankerSpec,
+    readonly queryTerms: QueryTerms,
   ) {
     // avgdl of an index of empty bags is 0; 1 keeps the length norm finite (b * 0 / 1).
     this.avgLength = ids.length > 0 && totalLength > 0 ? totalLength / ids.length : 1;
@@ -62,8 +66,9 @@ export class KeywordIndex implements IndexStats {
     keywords: ReadonlyMap<string, Uint32Array>,
     words: ReadonlyMap<string, WordPosting>,
     ranker: RankerSpec = KEYWORD_RANKER,
+    queryTerms: QueryTerms = NO_QUERY_TERMS,
   ): KeywordIndex {
-    return new KeywordIndex(ids, totalLength, keywords, words, ranker);
+    return new KeywordIndex(ids, totalLength, keywords, words, ranker, queryTerms);
   }
 
   /** The postings a plan needs, as the worker fetches them from D1/KV. */
@@ -106,6 +111,7 @@ export class KeywordIndex implements IndexStats {
 export class IndexBuilder {
   private readonly includeName: boolean;
   private readonly ranker: RankerSpec;
+  private readonly queryTerms: QueryTerms;
   private readonly ids: string[] = [];
   private readonly kwLists = new Map<string, number[]>();
   private readonly wordLists = new Map<string, number[]>();
@@ -114,6 +120,7 @@ export class IndexBuilder {
   constructor(opts: BuildOptions = {}) {
     this.includeName = opts.includeName ?? true;
     this.ranker = opts.ranker ?? KEYWORD_RANKER;
+    this.queryTerms = opts.queryTerms ?? NO_QUERY_TERMS;
   }
 
   add(item: ItemKeywords): void {
@@ -151,7 +158,7 @@ export class IndexBuilder {
       words.set(w, p);
       this.wordLists.delete(w);
     }
-    return KeywordIndex.fromPostings(this.ids, this.totalLength, kw, words, this.ranker);
+    return KeywordIndex.fromPostings(this.ids, this.totalLength, kw, words, this.ranker, this.queryTerms);
   }
 }
 

@@ -10,6 +10,7 @@ import { hintKeywords, type SearchHints } from "./hints.js";
 import { singular } from "./morph.js";
 import { keywordWords } from "./normalize.js";
 import { F, FEATURE_COUNT } from "./policy-features.js";
+import { type Correction, cachedLexicon, correctQuery } from "./typos.js";
 
 export const POLICY_LIMITS = { maxCandidates: 64, maxNgram: 3, containMaxWords: 3, strongAssociation: 0.5, queryFallbackKeywords: 3 } as const;
 
@@ -103,6 +104,8 @@ export interface CandidateInput {
   readonly ngramPrior?: ReadonlyMap<string, number>;
   /** The first pass's hints (query side of a hinted round): hint candidates and the hint features. */
   readonly hints?: SearchHints;
+  /** Words a spelling correction put in the input (core/typos.ts), singular: the candidates holding one get `corrected`. */
+  readonly corrected?: ReadonlySet<string>;
 }
 
 /** The candidate keywords of one input, with features, in a deterministic order. */
@@ -143,6 +146,7 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
     // The broad keyword then mostly adds items the specific one left out on purpose; without a live
     // specific phrase ("tressler rug" is in no item set) the broad one is the query's only recall.
     f[F.subsumed] = spelled.some(([k2, ws2]) => k2 !== k && ws2.length > ws.length && ws.every((w) => ws2.includes(w))) ? 1 : 0;
+    f[F.corrected] = input.corrected && ws.some((w) => input.corrected?.has(w)) ? 1 : 0;
   };
   for (const s of input.segments) {
     for (const g of segmentNgrams(s.words, POLICY_LIMITS.maxNgram)) {
@@ -203,8 +207,23 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
   }));
 }
 
-/** A query's candidates; with `hints`, those of a hinted round (core/hints.ts). */
-export function queryCandidates(vocab: PolicyVocabulary, query: string, hints?: SearchHints): Candidate[] {
-  const segments = segmentText("name", query);
-  return buildCandidates(vocab, { segments, coreWords: segments.flatMap((s) => s.words), ...(hints ? { hints } : {}) });
+/** The spelling correction a query policy applies to a query: its unknown words against the opposite index's (core/typos.ts). */
+export function policyCorrection(vocab: PolicyVocabulary, query: string): Correction | null {
+  return correctQuery(cachedLexicon(vocab.oppositeDf), query);
+}
+
+/**
+ * A query's candidates; with `hints`, those of a hinted round (core/hints.ts).
+ * A misspelled query's candidates are its correction's, those holding a
+ * corrected word marked (`corrected`), so the policy weighs the evidence.
+ */
+export function queryCandidates(vocab: PolicyVocabulary, query: string, hints?: SearchHints, verbatim = false): Candidate[] {
+  const correction = verbatim ? null : policyCorrection(vocab, query);
+  const segments = segmentText("name", correction?.text ?? query);
+  return buildCandidates(vocab, {
+    segments,
+    coreWords: segments.flatMap((s) => s.words),
+    ...(hints ? { hints } : {}),
+    ...(correction ? { corrected: new Set(correction.words.map(([, c]) => singular(c))) } : {}),
+  });
 }

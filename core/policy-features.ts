@@ -49,6 +49,8 @@ export const FEATURES = [
   "hint",
   "hintShare",
   "hintTop",
+  // Spelling (core/typos.ts): the candidate holds a word the query did not spell, one edit from a word it did.
+  "corrected",
 ] as const;
 export const FEATURE_COUNT = FEATURES.length;
 

@@ -22,7 +22,7 @@ import { F, featureScore, type PolicyParams } from "./policy-features.js";
 import type { Rng } from "./rng.js";
 
 export const POLICY_FORMAT = "cogr-lexical-policy";
-export const POLICY_VERSION = 6;
+export const POLICY_VERSION = 7;
 
 export function logits(params: PolicyParams, cands: readonly Candidate[]): Float64Array {
   const z = new Float64Array(cands.length);

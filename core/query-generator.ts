@@ -10,11 +10,13 @@
 import { EXTRACTOR_DEFAULTS, extractKeywords, segmentNgrams, segmentText } from "./extract.js";
 import { type HintSource, indexHintSource, type SearchHints } from "./hints.js";
 import type { KeywordIndex } from "./inverted-index.js";
-import { queryCandidates } from "./policy-candidates.js";
+import { keywordWords } from "./normalize.js";
+import { policyCorrection, queryCandidates } from "./policy-candidates.js";
 import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
 import { DECODING, type Decoding, PROMPTS, type PromptSet, validatePromptSet } from "./prompts.js";
 import { decodeQuery } from "./set-policy.js";
 import { fmix32, fnv1a32 } from "./shard.js";
+import { type Correction, cachedLexicon, correctQuery } from "./typos.js";
 
 export const QUERY_GENERATOR_FORMAT = "cogr-query-generator";
 export const QUERY_GENERATOR_VERSION = 1;
@@ -89,11 +91,30 @@ export function extractorTailTerms(spec: ExtractorGeneratorSpec, head: ReadonlyM
   return [...out];
 }
 
-/** An extractor generator over its head df plus the tail df the caller fetched for this query. */
+/**
+ * The extractor's spelling correction (core/typos.ts): the query's words no
+ * head keyword spells, and no tail keyword the caller fetched for this query
+ * (its n-grams), one edit from a head word. A word only tail keywords spell,
+ * none of them an n-gram of this query, is not known here: it may be mended
+ * to a head word one edit away, where the whole df table would keep it.
+ */
+export function extractorCorrection(head: ReadonlyMap<string, number>, query: string, tail?: ReadonlyMap<string, number>, verbatim = false): Correction | null {
+  if (verbatim) return null;
+  if (!tail || tail.size === 0) return correctQuery(cachedLexicon(head), query);
+  const tailWords = new Set([...tail.keys()].flatMap(keywordWords));
+  return correctQuery(cachedLexicon(head), query, (w) => tailWords.has(w));
+}
+
+/** An extractor generator over its head df plus the tail df the caller fetched for this query; a misspelled query is read corrected. */
 export function extractorGenerator(spec: ExtractorGeneratorSpec, head: ReadonlyMap<string, number> = new Map(spec.df)) {
   const opts = { maxKeywords: spec.maxKeywords, maxNgram: spec.maxNgram, minDf: 1 };
-  return (query: string, tail?: ReadonlyMap<string, number>) =>
-    extractKeywords(segmentText("name", query), tail && tail.size > 0 ? { get: (k: string) => head.get(k) ?? tail.get(k) } : head, spec.itemCount, opts);
+  return (query: string, tail?: ReadonlyMap<string, number>, verbatim = false) =>
+    extractKeywords(
+      segmentText("name", extractorCorrection(head, query, tail, verbatim)?.text ?? query),
+      tail && tail.size > 0 ? { get: (k: string) => head.get(k) ?? tail.get(k) } : head,
+      spec.itemCount,
+      opts,
+    );
 }
 
 export type QueryGeneratorSpec = ExtractorGeneratorSpec | LlmGeneratorSpec | PolicyGeneratorSpec;
@@ -110,7 +131,12 @@ export function withExtractor(spec: QueryGeneratorSpec, extractor: ExtractorGene
 }
 
 /** A loaded CPU generator: query text → S_q (normalised, at most maxKeywords). */
-export type QueryGenerator = (query: string) => string[];
+export type QueryGenerator = (query: string, opts?: GenerateOptions) => string[];
+
+export interface GenerateOptions {
+  /** Read the query as typed: no spelling correction (the page's "search instead for" link). */
+  readonly verbatim?: boolean;
+}
 
 export function policyGeneratorSpec(policy: LexicalPolicySpec): PolicyGeneratorSpec {
   return { format: QUERY_GENERATOR_FORMAT, version: QUERY_GENERATOR_VERSION, kind: "lexical-policy", policy };
@@ -172,10 +198,36 @@ export function firstPassOf(spec: QueryGeneratorSpec): { readonly topK: number }
   return policyOf(spec)?.policy.hints ?? null;
 }
 
+/**
+ * The spelling correction a spec's CPU generator applies to a query (what the
+ * answer reports as `corrected`), or none for a spec without one. Built once
+ * per spec object: call it on the spec the generator was loaded from.
+ */
+export function loadQueryCorrector(spec: QueryGeneratorSpec): (query: string, opts?: GenerateOptions) => Correction | null {
+  if (spec.kind === "llm") return spec.policy ? loadQueryCorrector(spec.policy) : () => null;
+  if (spec.kind === "lexical-policy") {
+    const { vocab } = loadedPolicy(spec);
+    return (query, opts) => (opts?.verbatim ? null : policyCorrection(vocab, query));
+  }
+  const head = new Map(spec.df);
+  return (query, opts) => extractorCorrection(head, query, undefined, opts?.verbatim);
+}
+
+const loaded = new WeakMap<PolicyGeneratorSpec, ReturnType<typeof loadPolicy>>();
+/** A policy spec loaded once (its maps are megabytes at scale). */
+function loadedPolicy(spec: PolicyGeneratorSpec): ReturnType<typeof loadPolicy> {
+  let l = loaded.get(spec);
+  if (!l) {
+    l = loadPolicy(spec.policy);
+    loaded.set(spec, l);
+  }
+  return l;
+}
+
 /** A lexical policy as a function of the query and its hints (the worker computes the hints itself). */
-export function loadHintedGenerator(spec: PolicyGeneratorSpec): (query: string, hints?: SearchHints) => string[] {
-  const { params, vocab } = loadPolicy(spec.policy);
-  return (query, hints) => decodeQuery(params, queryCandidates(vocab, query, hints), spec.policy.kMax);
+export function loadHintedGenerator(spec: PolicyGeneratorSpec): (query: string, hints?: SearchHints, opts?: GenerateOptions) => string[] {
+  const { params, vocab } = loadedPolicy(spec);
+  return (query, hints, opts?: GenerateOptions) => decodeQuery(params, queryCandidates(vocab, query, hints, opts?.verbatim), spec.policy.kMax);
 }
 
 /**
@@ -188,11 +240,11 @@ export function loadQueryGenerator(spec: QueryGeneratorSpec, index?: KeywordInde
   if (spec.kind === "lexical-policy") {
     const generate = loadHintedGenerator(spec);
     const pass = spec.policy.hints;
-    if (!pass) return (query) => generate(query);
+    if (!pass) return (query, opts) => generate(query, undefined, opts);
     if (!index) throw new Error("this round's query policy takes search hints: load it with the round's index");
     const hints: HintSource = indexHintSource(index, pass.topK);
-    return (query) => generate(query, hints(query));
+    return (query, opts) => generate(query, hints(query), opts);
   }
   const generate = extractorGenerator(spec);
-  return (query) => generate(query);
+  return (query, opts) => generate(query, undefined, opts?.verbatim);
 }

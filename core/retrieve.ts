@@ -16,12 +16,15 @@
 import { BM25_DEFAULTS, type Bm25Params, idf, termScore } from "./bm25.js";
 import { keywordWords, normalizeKeyword } from "./normalize.js";
 import type { WordPosting } from "./postings.js";
+import { NO_QUERY_TERMS, type QueryTerms, stopWordSet } from "./query-terms.js";
 
 export interface QueryPlan {
   /** S_q ∪ {q}, normalised, distinct, sorted. */
   readonly keywords: readonly string[];
-  /** The distinct words of those keywords, sorted: the BM25 query. */
+  /** The distinct words of those keywords, stop words left out, sorted: the BM25 query. */
   readonly words: readonly string[];
+  /** Each word's BM25 weight, aligned with `words` (core/query-terms.ts); absent when every word weighs 1. */
+  readonly weights?: readonly number[];
 }
 
 export interface IndexStats {
@@ -61,17 +64,27 @@ export interface PageOptions {
   readonly related?: boolean;
 }
 
-export function planQuery(generated: Iterable<string>, rawQuery: string): QueryPlan {
+/**
+ * S_q ∪ {q} and its BM25 words under the round's query terms: keywords made
+ * of stop words alone are left out, and so are stop words from the words;
+ * the words of q (and of its spelling correction, core/typos.ts) weigh
+ * `queryWordWeight`.
+ */
+export function planQuery(generated: Iterable<string>, rawQuery: string, terms: QueryTerms = NO_QUERY_TERMS, corrected?: string | null): QueryPlan {
+  const stop = stopWordSet(terms);
+  const live = (k: string) => k !== "" && (stop.size === 0 || keywordWords(k).some((w) => !stop.has(w)));
   const kw = new Set<string>();
   for (const g of generated) {
     const k = normalizeKeyword(g);
-    if (k !== "") kw.add(k);
+    if (live(k)) kw.add(k);
   }
   const q = normalizeKeyword(rawQuery);
-  if (q !== "") kw.add(q);
+  if (live(q)) kw.add(q);
   const keywords = [...kw].sort();
-  const words = [...new Set(keywords.flatMap(keywordWords))].sort();
-  return { keywords, words };
+  const words = [...new Set(keywords.flatMap(keywordWords))].filter((w) => !stop.has(w)).sort();
+  if (terms.queryWordWeight === 1) return { keywords, words };
+  const typed = new Set([...keywordWords(q), ...keywordWords(normalizeKeyword(corrected ?? ""))]);
+  return { keywords, words, weights: words.map((w) => (typed.has(w) ? terms.queryWordWeight : 1)) };
 }
 
 /** Sorted union of the keyword postings: the item ordinals of I_ret(q). */
@@ -93,17 +106,20 @@ export function unionPostings(lists: Iterable<Uint32Array>): Uint32Array {
   return all.subarray(0, n);
 }
 
-/** BM25 scores of the candidates, words added in the plan's sorted order. */
+/** BM25 scores of the candidates, words added in the plan's sorted order, each term times its weight (1 when none is given). */
 export function scoreCandidates(
   candidates: Uint32Array,
   words: readonly string[],
   postings: ReadonlyMap<string, WordPosting>,
   stats: IndexStats,
   params: Bm25Params = BM25_DEFAULTS,
+  weights?: readonly number[],
 ): Float64Array {
   const scores = new Float64Array(candidates.length);
   if (candidates.length === 0) return scores;
-  for (const w of words) {
+  for (let wj = 0; wj < words.length; wj++) {
+    const w = words[wj] as string;
+    const weight = weights?.[wj] ?? 1;
     const p = postings.get(w);
     if (!p || p.items.length === 0) continue;
     const idfW = idf(stats.itemCount, p.df ?? p.items.length);
@@ -113,7 +129,7 @@ export function scoreCandidates(
       const item = p.items[j] as number;
       while (c < candidates.length && (candidates[c] as number) < item) c++;
       if (c < candidates.length && candidates[c] === item) {
-        scores[c] = (scores[c] as number) + termScore(idfW, p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params);
+        scores[c] = (scores[c] as number) + weight * termScore(idfW, p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params);
       }
     }
   }
@@ -195,7 +211,7 @@ function rankedSlice(
   related: boolean,
 ): Hit[] {
   if (to <= from) return [];
-  const scores = scoreCandidates(candidates, plan.words, fetched.words, stats, params);
+  const scores = scoreCandidates(candidates, plan.words, fetched.words, stats, params, plan.weights);
   const order = rankTop(scores, candidates, Math.min(candidates.length, to));
   const hits: Hit[] = [];
   for (let j = from; j < Math.min(order.length, to); j++) {

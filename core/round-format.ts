@@ -14,6 +14,7 @@ import { blockKeywordPosting, blockWordPosting, joinKeywordBlocks, joinWordBlock
 import { KeywordIndex } from "./inverted-index.js";
 import type { WordPosting } from "./postings.js";
 import type { QueryGeneratorSpec } from "./query-generator.js";
+import { hasQueryTerms, NO_QUERY_TERMS, type QueryTerms, validateQueryTerms } from "./query-terms.js";
 import { KEYWORD_RANKER, type RankerSpec, validateRanker } from "./ranker.js";
 import { keywordKey, POSTING_PREFIX, wordKey } from "./shard.js";
 import type { Split } from "./split.js";
@@ -52,6 +53,8 @@ export interface IndexHeader {
   readonly maxBlockBytes: number;
   /** What the word postings' bags hold (core/ranker.ts); absent in rounds written before rankers: the keyword bag. */
   readonly ranker?: RankerSpec;
+  /** Stop words and the typed words' weight (core/query-terms.ts); absent in rounds written before them: none. */
+  readonly queryTerms?: QueryTerms;
 }
 
 /** One posting of the round: its key (core/shard.ts), its length, and its blocks (core/blocks.ts). */
@@ -115,6 +118,7 @@ export function indexHeader(index: KeywordIndex, maxBlockBytes: number): IndexHe
     words: index.wordPostings.size,
     maxBlockBytes,
     ranker: index.ranker,
+    ...(hasQueryTerms(index.queryTerms) ? { queryTerms: index.queryTerms } : {}),
   };
 }
 
@@ -124,7 +128,11 @@ export function parseIndexHeader(line: string | undefined, where: string): Index
   if (typeof h.version !== "number" || !INDEX_FORMAT_VERSIONS_READ.includes(h.version))
     throw new Error(`${where}: unsupported ${INDEX_FORMAT} version ${String(h.version)} (this build reads ${INDEX_FORMAT_VERSIONS_READ.join(" and ")})`);
   try {
-    return { ...(h as IndexHeader), ranker: h.ranker === undefined ? KEYWORD_RANKER : validateRanker(h.ranker) };
+    return {
+      ...(h as IndexHeader),
+      ranker: h.ranker === undefined ? KEYWORD_RANKER : validateRanker(h.ranker),
+      queryTerms: h.queryTerms === undefined ? NO_QUERY_TERMS : validateQueryTerms(h.queryTerms),
+    };
   } catch (e) {
     throw new Error(`${where}: ${(e as Error).message}`);
   }
@@ -148,6 +156,7 @@ export function indexFromPostings(
   totalLength: number,
   entries: Iterable<PostingEntry>,
   ranker: RankerSpec = KEYWORD_RANKER,
+  queryTerms: QueryTerms = NO_QUERY_TERMS,
 ): KeywordIndex {
   const keywords = new Map<string, Uint32Array>();
   const words = new Map<string, WordPosting>();
@@ -158,7 +167,7 @@ export function indexFromPostings(
       words.set(e.key.slice(POSTING_PREFIX.word.length), p);
     }
   }
-  return KeywordIndex.fromPostings(ids, totalLength, keywords, words, ranker);
+  return KeywordIndex.fromPostings(ids, totalLength, keywords, words, ranker, queryTerms);
 }
 
 export function postingLine(e: PostingEntry): string {

@@ -204,24 +204,33 @@ export function executeTopK(
   const want = offset + (opts.limit ?? Number.POSITIVE_INFINITY);
   const k = Math.min(want, candidates.length);
   // Past I_ret(q) (the related tail), or a page that ranks all of it: nothing to prune, the reference path.
-  if ((opts.related && want > candidates.length) || k >= candidates.length || offset >= candidates.length || candidates.length < smallSet) {
+  if (
+    (opts.related && want > candidates.length) ||
+    k >= candidates.length ||
+    offset >= candidates.length ||
+    candidates.length < smallSet ||
+    (plan.weights ?? []).some((x) => !(x >= 0 && Number.isFinite(x)))
+  ) {
     const fetched = postingsFromBlocks(plan, blocks, want);
     return { page: executeQuery(plan, fetched, stats, opts), fetched: () => fetched, visited: null };
   }
   const params = opts.params ?? BM25_DEFAULTS;
-  const words: Array<{ word: string; idf: number; df: number; units: Unit[] }> = [];
-  for (const w of plan.words) {
+  const words: Array<{ word: string; idf: number; df: number; weight: number; units: Unit[] }> = [];
+  for (let wj = 0; wj < plan.words.length; wj++) {
+    const w = plan.words[wj] as string;
+    // The plan's weight on the word's terms (core/query-terms.ts); a non-negative factor keeps every bound a bound.
+    const weight = plan.weights?.[wj] ?? 1;
     const b = blocks.get(wordKey(w));
     if (!b) continue;
     const df = postingCount(b);
     const idfW = idf(stats.itemCount, df);
-    const bound = (tf: number, length: number) => {
-      const t = termScore(idfW, tf, length, stats.avgLength, params);
+    const bound = (maxTf: number, minLength: number) => {
+      const t = termScore(idfW, maxTf, minLength, stats.avgLength, params);
       // Exact where rounding cannot reorder tf's terms (module comment); else with slack.
-      const n = params.k1 * (1 - params.b + (params.b * length) / stats.avgLength);
-      return n / (tf * (tf + 1 + n)) > EXACT_BOUND_GAP ? t : t * (1 + BOUND_SLACK);
+      const n = params.k1 * (1 - params.b + (params.b * minLength) / stats.avgLength);
+      return weight * (n / (maxTf * (maxTf + 1 + n)) > EXACT_BOUND_GAP ? t : t * (1 + BOUND_SLACK));
     };
-    words.push({ word: w, idf: idfW, df, units: unitsOf(blocksHolding(b, candidates), bound) });
+    words.push({ word: w, idf: idfW, df, weight, units: unitsOf(blocksHolding(b, candidates), bound) });
   }
 
   // Chunks of CHUNK candidates, each with the sum of its words' largest bounds over the sub-blocks it meets.
@@ -275,7 +284,7 @@ export function executeTopK(
           if (item > u.hi) break;
           while (j < items.length && (items[j] as number) < item) j++;
           if (j < items.length && items[j] === item) {
-            scores[c] = (scores[c] as number) + termScore(w.idf, p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params);
+            scores[c] = (scores[c] as number) + w.weight * termScore(w.idf, p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params);
           }
         }
       }

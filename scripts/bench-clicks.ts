@@ -76,7 +76,7 @@ async function simulate(root: string, file: string, searches: number, seed: numb
     const q = train[Math.floor(rng.next() * train.length)] as Query;
     let page = pages.get(q.id);
     if (!page) {
-      const hits = round.index.search(planQuery(generate(q.text), q.text), { limit: USERS.shown }).hits;
+      const hits = round.index.search(planQuery(generate(q.text), q.text, round.index.queryTerms), { limit: USERS.shown }).hits;
       page = hits.map((h) => round.index.ids[h.item] as string);
       pages.set(q.id, page);
     }

@@ -15,11 +15,13 @@ import { keywordWords, normalizeKeyword } from "../core/normalize.js";
 import { firstPassOf, loadHintedGenerator, loadQueryGenerator, policyOf } from "../core/query-generator.js";
 import { planQuery, type QueryPlan } from "../core/retrieve.js";
 import { ItemRewardContext, postingsOf } from "../core/reward.js";
+import { Rng } from "../core/rng.js";
 import { ROUND_FILES } from "../core/round-format.js";
 import { dataDir, loadDataset } from "../training/data/dataset.js";
 import { toEvalQueries } from "../training/evaluate.js";
 import { listRounds, readRound, roundDir } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
+import { misspellQuery } from "../training/typos.js";
 import { percentile, printTable, slowestMedian, timeEach } from "./bench/stats.js";
 import { benchTopK } from "./bench/topk.js";
 import { runCli } from "./cli.js";
@@ -53,7 +55,7 @@ runCli(async () => {
   const generate = loadQueryGenerator(round.queryGenerator);
   if (!generate) throw new Error("round 0 must ship a CPU generator");
   const { queries } = toEvalQueries(dataset.queries, dataset.relevant, index);
-  const plans: QueryPlan[] = queries.map((q) => planQuery(generate(q.text), q.text));
+  const plans: QueryPlan[] = queries.map((q) => planQuery(generate(q.text), q.text, index.queryTerms));
   let visited = 0;
   for (const p of plans) {
     const f = index.fetch(p);
@@ -91,7 +93,7 @@ runCli(async () => {
     dataset.relevant,
     index,
   ).queries;
-  const querySets = trainQ.map((q) => planQuery(generate(q.text), q.text).keywords);
+  const querySets = trainQ.map((q) => planQuery(generate(q.text), q.text, index.queryTerms).keywords);
   const relevant = trainQ.map((q) => q.relevant);
   const ctx = new ItemRewardContext({ itemSets, itemNames: names, querySets, relevant });
   const samples = Array.from({ length: 2000 }, (_, j) => {
@@ -218,6 +220,15 @@ runCli(async () => {
         measure: `query policy (round ${trained}, ${pass ? `hinted, top ${pass.topK}` : "no hints"})`,
         value: `p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))} per query`,
         note: `first pass included; ${dataset.queries.length} queries × 5 passes; slowest query warm (median of 11) ${ms(slowest.ms)}; serialised ${mb(bytes)} (budget 20 MB, 1 ms)`,
+      });
+      // The same queries with one typo each (training/typos.ts): spelling correction runs on every one of them.
+      const rng = new Rng(1);
+      const typos = dataset.queries.map((q) => misspellQuery(q.text, rng) ?? q.text);
+      const typoLat = await timeEach(typos, (q) => gen(q), 5);
+      rows.push({
+        measure: "  the same queries, one typo each",
+        value: `p50 ${ms(percentile(typoLat, 50))}, p99 ${ms(percentile(typoLat, 99))} per query`,
+        note: "spelling correction included (core/typos.ts): npm run typos's misspellings, seed 1",
       });
       if (pass) {
         const first = await timeEach(dataset.queries, (q) => hintsOf(q.text), 5);

@@ -5,7 +5,7 @@
 
 import { performance } from "node:perf_hooks";
 import { type MetricSummary, table2Row } from "../core/metrics.js";
-import { loadQueryGenerator } from "../core/query-generator.js";
+import { loadQueryCorrector, loadQueryGenerator } from "../core/query-generator.js";
 import { dataDir, dataSource, hasLabels, loadDataset, loadSourceLabels, loadSourceQueries } from "../training/data/dataset.js";
 import { DataError, type Query } from "../training/data/types.js";
 import { loadLabels, loadQueries } from "../training/data/wands.js";
@@ -84,7 +84,9 @@ runCli(async () => {
         : loadQueryGenerator(queryGenerator, round.index);
     if (!generate) throw new Error(`round ${roundNo} has no query generator to evaluate`);
     const { queries, leftOut } = toEvalQueries(evalQueries, relevant, round.index);
-    summary = evaluateKeywords(round.index, generate, queries, leftOut);
+    // The worker reports (and weighs) a correction only for a CPU generator's answer; an LLM reads the query as typed.
+    const correct = queryGenerator.kind === "llm" ? undefined : loadQueryCorrector(queryGenerator);
+    summary = evaluateKeywords(round.index, generate, queries, leftOut, correct ? { correct } : {});
   } else {
     const text = buildTextIndex(dataset.products ?? []);
     const tune = toEvalQueries(tuneQueries, dataset.relevant, text).queries;

@@ -25,6 +25,7 @@ import type { Dataset } from "./data/types.js";
 import { bm25Runs, buildTextIndex, perQueryMetrics, productText, toEvalQueries } from "./evaluate.js";
 import { trainLexical } from "./lexical.js";
 import type { TrainOptions, TrainProgress } from "./lexical-options.js";
+import { ROUND_QUERY_TERMS } from "./query-terms.js";
 import { readManifest, readRound, roundDir, wholeQueryGenerator, writeRound } from "./round-artifact.js";
 import { buildRound0 } from "./round0.js";
 
@@ -109,7 +110,7 @@ export function crossValidate(dataset: Dataset, opts: TrainOptions, folds: numbe
       for (const ranker of RANKER_CHOICES) {
         const index = KeywordIndex.build(
           round.items.map((it) => ({ ...it, text: texts.get(it.id) })),
-          { ranker },
+          { ranker, queryTerms: ROUND_QUERY_TERMS },
         );
         const key = `${r}\u0000${rankerName(ranker)}`;
         const list = pooled.get(key) ?? [];

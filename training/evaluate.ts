@@ -51,6 +51,13 @@ export function toEvalQueries(
   return { queries: out, leftOut };
 }
 
+export interface EvalOptions {
+  /** Rank the related tail past I_ret(q) (default true). */
+  readonly related?: boolean;
+  /** The generator's spelling correction (core/query-generator.ts loadQueryCorrector): its words weigh as typed ones, as the worker plans them. */
+  readonly correct?: (query: string) => { readonly text: string } | null;
+}
+
 /**
  * The keyword index: I_ret(q) is the retrieved set (P/R/F1), ranked by BM25;
  * the ranking the @k columns read continues past it with the related tail
@@ -62,20 +69,15 @@ export function evaluateKeywords(
   generate: QueryGenerator,
   queries: readonly EvalQuery[],
   leftOut: number,
-  opts: { readonly related?: boolean } = {},
+  opts: EvalOptions = {},
 ): MetricSummary {
   return macroAverage(perQueryMetrics(index, generate, queries, opts), leftOut);
 }
 
 /** evaluateKeywords' metrics of each query, before averaging. */
-export function perQueryMetrics(
-  index: KeywordIndex,
-  generate: QueryGenerator,
-  queries: readonly EvalQuery[],
-  opts: { readonly related?: boolean } = {},
-): QueryMetrics[] {
+export function perQueryMetrics(index: KeywordIndex, generate: QueryGenerator, queries: readonly EvalQuery[], opts: EvalOptions = {}): QueryMetrics[] {
   return queries.map((q) => {
-    const plan = planQuery(generate(q.text), q.text);
+    const plan = planQuery(generate(q.text), q.text, index.queryTerms, opts.correct?.(q.text)?.text);
     // I_ret(q) whole (P/R/F1), and at least METRIC_DEPTH ranks for the @k columns.
     const total = index.search(plan, { limit: 0 }).total;
     const page = index.search(plan, { related: opts.related ?? true, limit: Math.max(total, METRIC_DEPTH) });

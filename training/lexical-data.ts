@@ -4,7 +4,7 @@
  * the decoded keyword sets each side's policy produces.
  */
 import { getOrInsert } from "../core/collections.js";
-import { countItemNgrams, extractKeywords, itemSegments, scoreNgrams } from "../core/extract.js";
+import { countItemNgrams, EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, scoreNgrams } from "../core/extract.js";
 import type { HintSource } from "../core/hints.js";
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
@@ -18,6 +18,7 @@ import { decodeQuery } from "../core/set-policy.js";
 import { buildCandidateStore, CANDIDATE_BUDGETS, type CandidateStore } from "./candidate-store.js";
 import type { Dataset, Product } from "./data/wands.js";
 import { type EvalQuery, productText, toEvalQueries } from "./evaluate.js";
+import { ROUND_QUERY_TERMS } from "./query-terms.js";
 import type { Round } from "./round-artifact.js";
 import { type SupervisedQueries, supervisedQueries } from "./supervision/supervision.js";
 import { buildVocabulary, topByScore } from "./vocabulary.js";
@@ -88,6 +89,9 @@ export function prepareData(
   byId.clear();
   const ngramDf = new Map<string, number>();
   for (const p of products) countItemNgrams(ngramDf, itemSegments(p));
+  // An n-gram of one item is never scored (scoreNgrams skips df < minItemDf): dropped, it changes no prior and no
+  // keyword, and the table every candidate worker copies shrinks by the catalogue's unique phrases.
+  for (const [g, d] of ngramDf) if (d < EXTRACTOR_DEFAULTS.minItemDf) ngramDf.delete(g);
   const items = products.map((p) => ({ product: p, name: normalizeKeyword(p.name) }));
   const train = toEvalQueries(queries.train, queries.relevant, start.index, queries.judged, queries.clicks?.unknownWeight);
   const dev = toEvalQueries(queries.dev, queries.relevant, start.index);
@@ -217,5 +221,5 @@ export function carryOver(decided: ReadonlyArray<readonly string[]>, previous: R
 export const buildItemIndex = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, ranker: RankerSpec = KEYWORD_RANKER) =>
   KeywordIndex.build(
     roundItems(data, itemSets).map((it, j) => ({ ...it, text: productText((data.items[j] as TrainItem).product) })),
-    { ranker },
+    { ranker, queryTerms: ROUND_QUERY_TERMS },
   );

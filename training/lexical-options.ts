@@ -24,6 +24,8 @@ export const TRAIN_DEFAULTS = {
    * 100k items' steps fit it as well as a million's at a tenth of the time.
    */
   itemsTrainedMax: 100_000,
+  /** Seeded misspelled copies of each training query in the query phase (training/lexical-phases.ts withTypoCopies). */
+  typoCopies: 1,
 } as const;
 
 export interface Ablations {

@@ -12,11 +12,11 @@ import { type PolicyVocabulary, queryCandidates } from "../core/policy-candidate
 import type { PolicyParams } from "../core/policy-features.js";
 import type { QueryGenerator } from "../core/query-generator.js";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
-import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
+import { compactRewardInput, ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
 import { Rng } from "../core/rng.js";
 import { decodeQuery } from "../core/set-policy.js";
 import { type HistoryPoint, loadParams, saveParams } from "./checkpoint.js";
-import { evaluateKeywords } from "./evaluate.js";
+import { type EvalQuery, evaluateKeywords } from "./evaluate.js";
 import {
   buildItemIndex,
   carryOver,
@@ -41,6 +41,7 @@ import { ParallelItemPhase } from "./parallel/item-phase.js";
 import { epochBatches, grpoStep, sftStep } from "./phase.js";
 import { FrozenIndex, itemRewardFn, queryRewardFn, transposedItemRewardFn } from "./rewards.js";
 import { type Round, readRound } from "./round-artifact.js";
+import { misspellQuery } from "./typos.js";
 
 /**
  * Built once per item sets: a phase's index and item-side vocabulary are
@@ -244,13 +245,33 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
   iCands.close();
 }
 
+/**
+ * The query phase's queries: the training queries and, for each, seeded
+ * misspelled copies judged by the same labels (training/typos.ts). On clean
+ * queries alone a correction fires only on words the items never spell
+ * (brand names), where it is mostly wrong, and the policy learns never to
+ * trust one; the copies teach it when to (issue 25 §1).
+ */
+function withTypoCopies(train: readonly EvalQuery[], seed: number, round: number): EvalQuery[] {
+  const rng = new Rng((seed ^ Math.imul(round + 1, 0x9e3779b1)) >>> 0);
+  const out = [...train];
+  for (let c = 0; c < TRAIN_DEFAULTS.typoCopies; c++) {
+    for (const q of train) {
+      const text = misspellQuery(q.text, rng);
+      if (text !== null) out.push({ ...q, text });
+    }
+  }
+  return out;
+}
+
 export function runQueryPhase(data: TrainData, state: State, itemSets: string[][], rng: Rng, opts: TrainOptions, round: number, progress: TrainProgress): void {
   const vocab = itemVocabulary(data, itemSets);
   // One index for the hints and the phase's dev F1 (F1 is over I_ret(q), which the ranker does not move).
   const index = servedIndex(data, itemSets, opts);
   const hints = hintsOver(index, opts);
-  const cands = queryCandidateSets(data.train, vocab, hints);
-  const reward = queryRewardFn(new FrozenIndex(itemIndexSets(data, itemSets)), data.train);
+  const queries = withTypoCopies(data.train, opts.seed, round);
+  const cands = queryCandidateSets(queries, vocab, hints);
+  const reward = queryRewardFn(new FrozenIndex(itemIndexSets(data, itemSets)), queries);
   const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.query);
   progress.phaseStart(`query-${round}`, opts.epochs.query * perEpoch);
   for (let e = 0; e < opts.epochs.query; e++) {
@@ -294,13 +315,14 @@ export function runItemPhase(
   const qVocab = currentQueryVocabulary(data, state, opts);
   const cands = storeCandidates(data, qVocab, visible, opts, parallel ? 0 : undefined, items);
   // Click supervision: the judged items per query (the item reward leaves an unjudged pair at weight 0: missing).
-  const rewardInput = {
+  // Compacted (core/reward.ts): only what the frozen query index can match, the same rewards in a fraction of the memory.
+  const rewardInput = compactRewardInput({
     itemSets: itemIndexSets(data, itemSets),
     itemNames: data.names,
     querySets: qIndexSets,
     relevant: data.train.map((q) => q.relevant),
     judged: data.train.map((q) => q.judged),
-  };
+  });
   let reward: (i: number, k: readonly string[]) => number = () => 0;
   if (opts.ablations.itemReward === "transposed-f1") {
     const relQ = new Map<number, Set<number>>();

@@ -244,7 +244,7 @@ function loadRound(round: number, root: string, keepItems: boolean) {
   }
   const { header, postings } = roundPostings(dir, manifest);
   if (header.itemCount !== ids.length) throw new RoundError(`${join(dir, ROUND_FILES.index)}: ${header.itemCount} items, items.jsonl holds ${ids.length}`);
-  return { dir, manifest, index: indexFromPostings(ids, header.totalLength, postings, header.ranker), items };
+  return { dir, manifest, index: indexFromPostings(ids, header.totalLength, postings, header.ranker, header.queryTerms), items };
 }
 
 export function readRound(round: number, root = artifactsDir()): Round {

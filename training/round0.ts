@@ -12,6 +12,7 @@ import { dataSource, loadSourceLabels, loadSourceQueries, streamSourceProducts }
 import { DataError, type Dataset, type Product } from "./data/types.js";
 import { evaluateKeywords, productText, toEvalQueries } from "./evaluate.js";
 import { LineWriter } from "./jsonl.js";
+import { ROUND_QUERY_TERMS } from "./query-terms.js";
 import type { RoundContent, RoundItem } from "./round-artifact.js";
 
 export interface Round0Options {
@@ -40,7 +41,7 @@ export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundCo
   const text = new Map(dataset.products.map((p) => [p.id, productText(p)]));
   const index = KeywordIndex.build(
     items.map((it) => ({ ...it, text: text.get(it.id) })),
-    { ranker: opts.ranker ?? KEYWORD_RANKER },
+    { ranker: opts.ranker ?? KEYWORD_RANKER, queryTerms: ROUND_QUERY_TERMS },
   );
   return round0Content(index, { items }, dataset, opts);
 }
@@ -64,7 +65,7 @@ export async function buildRound0Streaming(dir: string, itemsFile: string, opts:
     ids.add(p.id);
     countItemNgrams(df, itemSegments(p));
   }
-  const builder = new IndexBuilder({ ranker: opts.ranker ?? KEYWORD_RANKER });
+  const builder = new IndexBuilder({ ranker: opts.ranker ?? KEYWORD_RANKER, queryTerms: ROUND_QUERY_TERMS });
   const out = new LineWriter(itemsFile);
   for await (const p of streamSourceProducts(src)) {
     const item = round0Item(p, itemSegments(p), df, ids.size);

@@ -5,7 +5,7 @@
  * N queries asked of both. Ids, scores, totals and keywords must be the same,
  * as test/workers/equality.test.ts checks on small rounds.
  */
-import { loadQueryGenerator } from "../../core/query-generator.js";
+import { loadQueryCorrector, loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
 import { readRound } from "../../training/round-artifact.js";
 
@@ -22,6 +22,7 @@ export async function compareWithWorker(baseUrl: string, artifacts: string, roun
   const r = readRound(round, artifacts);
   const generate = loadQueryGenerator(r.queryGenerator, r.index);
   if (!generate) throw new Error(`round ${round} has no CPU query generator to compare with`);
+  const correct = loadQueryCorrector(r.queryGenerator);
   const differences: string[] = [];
   let hits = 0;
   for (const q of queries) {
@@ -39,7 +40,7 @@ export async function compareWithWorker(baseUrl: string, artifacts: string, roun
     if (body.round !== round) throw new Error(`the server answers from round ${body.round}, not ${round}`);
     const keywords = generate(q);
     // With the related items a short page is filled with, as the worker answers.
-    const page = r.index.search(planQuery(keywords, q), { limit, related: true });
+    const page = r.index.search(planQuery(keywords, q, r.index.queryTerms, correct(q)?.text), { limit, related: true });
     const trainer = { total: page.total, ids: page.hits.map((h) => r.index.ids[h.item]), scores: page.hits.map((h) => h.score) };
     const worker = { total: body.total, ids: body.results.map((x) => x.id), scores: body.results.map((x) => x.score) };
     if (JSON.stringify(trainer) !== JSON.stringify(worker) || JSON.stringify([...keywords].sort()) !== JSON.stringify([...body.keywords].sort())) {

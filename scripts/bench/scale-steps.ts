@@ -128,14 +128,15 @@ export function postingFigures(root: string, round: number, queries: readonly st
   const spec = wholeQueryGenerator(dir, m);
   const hinted = spec.kind === "lexical-policy" && spec.policy.hints !== undefined;
   const generate = loadQueryGenerator(spec, hinted ? readRoundIndex(round, root).index : undefined) ?? (() => []);
+  const { header, postings } = roundPostings(dir, m);
   const plans = queries.map((q) => {
-    const plan = planQuery(generate(q), q);
+    const plan = planQuery(generate(q), q, header.queryTerms);
     return { query: q, keys: new Set([...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]) };
   });
   const wanted = new Map<string, { bytes: number; entries: number }>();
   for (const p of plans) for (const k of p.keys) wanted.set(k, { bytes: 0, entries: 0 });
   let largest = { key: "", entries: 0, bytes: 0, blocks: 0 };
-  for (const e of roundPostings(dir, m).postings) {
+  for (const e of postings) {
     const bytes = e.blocks.reduce((s, b) => s + b.data.length, 0);
     if (bytes > largest.bytes) largest = { key: e.key, entries: e.count, bytes, blocks: e.blocks.length };
     const w = wanted.get(e.key);

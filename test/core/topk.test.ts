@@ -152,7 +152,8 @@ describe("block-max top-k", () => {
           offset: fc.integer({ min: 0, max: 4 }),
         }),
         fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }),
-        ({ n, words, retrieved }, t, params) => {
+        fc.option(fc.array(fc.constantFrom(0, 0.5, 1, 1.7, 3), { minLength: 3, maxLength: 3 }), { nil: undefined }),
+        ({ n, words, retrieved }, t, params, weights) => {
           const names = words.map((_, j) => `w${j}`);
           const wordPostingsOf = new Map(
             words.map((entries, j) => {
@@ -168,7 +169,8 @@ describe("block-max top-k", () => {
             new Map([["k", all]]),
             wordPostingsOf,
           );
-          const plan: QueryPlan = { keywords: ["k"], words: names };
+          // The plan's per-word weights (core/query-terms.ts: the typed words' weight), when given.
+          const plan: QueryPlan = weights ? { keywords: ["k"], words: names, weights: weights.slice(0, names.length) } : { keywords: ["k"], words: names };
           const opts = { limit: t.limit, offset: t.offset, params };
           const got = executeTopK(plan, blocked(index, plan, 16_384, t.sub), index, opts, { smallSet: 0, chunk: t.chunk });
           expect(got.page).toEqual(executeQuery(plan, index.fetch(plan), index, opts));

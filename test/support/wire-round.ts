@@ -35,5 +35,6 @@ export function wireIndex(w: WireRound): KeywordIndex {
     w.header.totalLength,
     w.postings.map(parsePostingLine),
     w.header.ranker,
+    w.header.queryTerms,
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadQueryGenerator } from "../../core/query-generator.js";
+import { loadQueryCorrector, loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
 import { type WireRound, wireIndex } from "../support/wire-round.js";
 import { getJson, publish, testRounds } from "./helpers.js";
@@ -13,11 +13,12 @@ async function compare(input: WireRound, queries: readonly string[], limit: numb
   const index = wireIndex(input);
   const generate = loadQueryGenerator(input.queryGenerator, index);
   if (!generate) throw new Error("test round needs a CPU generator");
+  const correct = loadQueryCorrector(input.queryGenerator);
   let compared = 0;
   for (const q of queries) {
     const { res, body } = await getJson<Answer>(`/v1/search?q=${encodeURIComponent(q)}&limit=${limit}`);
     expect(res.status, q).toBe(200);
-    const page = index.search(planQuery(generate(q), q), { limit, related: true });
+    const page = index.search(planQuery(generate(q), q, index.queryTerms, correct(q)?.text), { limit, related: true });
     expect(body.total, q).toBe(page.total);
     expect(body.related, q).toBe(page.related ?? null);
     expect(
@@ -39,7 +40,20 @@ async function compare(input: WireRound, queries: readonly string[], limit: numb
 
 describe("worker = core", () => {
   it("on the synthetic round", async () => {
-    const queries = ["chair", "wood chair", "Velvet SOFA!", "grey rug", "lamp", "nothing like this", "bed", "glass table", "red", "metal lamp"];
+    const queries = [
+      "chair",
+      "wood chair",
+      "Velvet SOFA!",
+      "grey rug",
+      "lamp",
+      "nothing like this",
+      "bed",
+      "glass table",
+      "red",
+      "metal lamp",
+      "wood chiar",
+      "velvte sofa for the bed",
+    ];
     expect(await compare(rounds.synthetic0, queries, 100)).toBeGreaterThan(100);
   });
 

@@ -27,7 +27,7 @@ type Answer = { round: number; total: number; keywords: string[]; results: Array
 /** A copy of a wire round under another number and content hash, with some items' keywords changed. */
 function variant(w: WireRound, round: number, change: (item: RoundItem, j: number) => RoundItem): WireRound {
   const items = w.items.map(change);
-  const index = KeywordIndex.build(items);
+  const index = KeywordIndex.build(items, { queryTerms: w.header.queryTerms });
   const hash = `${w.manifest.contentHash.slice(0, 56)}${String(round).padStart(8, "0")}`;
   return {
     ...w,
@@ -45,7 +45,7 @@ async function expectCore(w: WireRound, queries: readonly string[]) {
   for (const q of queries) {
     const { body } = await getJson<Answer>(`/v1/search?q=${encodeURIComponent(q)}&limit=50`);
     expect(body.round, q).toBe(w.manifest.round);
-    const page = index.search(planQuery(generate(q), q), { limit: 50, related: true });
+    const page = index.search(planQuery(generate(q), q, index.queryTerms), { limit: 50, related: true });
     expect(body.total, q).toBe(page.total);
     expect(
       body.results.map((r) => [r.id, r.score]),

@@ -20,6 +20,7 @@ import type { RoundItem } from "../../core/round-format.js";
 import { KeywordClient } from "../../llm/client.js";
 import type { Dataset, Query } from "../data/types.js";
 import { evaluateKeywords, toEvalQueries } from "../evaluate.js";
+import { ROUND_QUERY_TERMS } from "../query-terms.js";
 import type { Round, RoundContent } from "../round-artifact.js";
 import { type BatchRecord, generateBatch } from "./batch.js";
 import { formatQueryKeywords, QUERY_KEYWORDS_FILE, type QueryKeywordsLine } from "./query-keywords.js";
@@ -92,7 +93,7 @@ export async function buildLlmRound(dataset: Dataset, from: Round, opts: IndexRo
     if (!rec && !opts.keepItems) throw new Error(`item ${id} has no generation record`);
     return { id, name: p.name, class: p.class, category: p.category, keywords };
   });
-  const index = KeywordIndex.build(items);
+  const index = KeywordIndex.build(items, { queryTerms: ROUND_QUERY_TERMS });
   const df = new Map<string, number>();
   for (const [k, p] of index.keywordPostings) df.set(k, p.length);
   const queryGenerator = llmGeneratorSpec(opts.queryModel, extractorSpec(df, index.itemCount));

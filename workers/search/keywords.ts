@@ -33,6 +33,7 @@ import {
   extractorOf,
   firstPassOf,
   loadHintedGenerator,
+  loadQueryCorrector,
   loadQueryGenerator,
   policyOf,
   type QueryGeneratorSpec,
@@ -50,6 +51,8 @@ export type KeywordSource = "llm" | "policy" | "raw";
 export interface QueryKeywords {
   readonly keywords: string[];
   readonly source: KeywordSource;
+  /** The query as the CPU generator read it after spelling correction (core/typos.ts); null when no word changed. */
+  readonly corrected: string | null;
 }
 
 export interface KeywordDeps {
@@ -79,27 +82,35 @@ type Cached = QueryKeywords & { readonly expiresAtMs?: number };
 /** Per-isolate copy of the KV keyword caches (same keys, same rules). */
 export const keywordLru = new ByteLru<Cached>(SERVING_LIMITS.keywordLruBytes, (key, v) => (key.length + v.keywords.join(" ").length) * 2 + 64);
 
-const generators = new Map<string, { spec: QueryGeneratorSpec; policy: CpuGenerator | null }>();
+const generators = new Map<string, { spec: QueryGeneratorSpec; policy: CpuGenerator | null; correct: (query: string) => { readonly text: string } | null }>();
 
 /**
  * A CPU generator as the worker runs it: a large round's extractor looks up
  * its df tail in KV (query-df.ts); a hinted policy runs its first pass over
  * the round first (core/hints.ts). The request's deps come per call: the
- * generator is cached per isolate, the deps are per request.
+ * generator is cached per isolate, the deps are per request. It reports the
+ * spelling correction it applied (core/typos.ts), `verbatim` turns it off.
  */
-type CpuGenerator = (query: string, deps: KeywordDeps) => Promise<string[]> | string[];
+type CpuGenerator = (query: string, deps: KeywordDeps, verbatim: boolean) => Promise<Generated> | Generated;
+export type Generated = { readonly keywords: string[]; readonly corrected: string | null };
 
 function cpuGenerator(spec: QueryGeneratorSpec, kv: KVNamespace, round: ServingManifest): CpuGenerator | null {
   const extractor = extractorOf(spec);
   const tailed = extractor && tailedExtractor(extractor, kv, round);
-  if (tailed) return tailed;
+  if (tailed) return (query, _deps, verbatim) => tailed(query, verbatim);
   const policy = policyOf(spec);
   const pass = firstPassOf(spec);
+  const correct = loadQueryCorrector(spec);
+  const corrected = (query: string, verbatim: boolean) => correct(query, { verbatim })?.text ?? null;
   if (policy && pass) {
     const generate = loadHintedGenerator(policy);
-    return async (query, deps) => generate(query, await deps.firstPass(round, query, pass.topK));
+    return async (query, deps, verbatim) => ({
+      keywords: generate(query, await deps.firstPass(round, query, pass.topK), { verbatim }),
+      corrected: corrected(query, verbatim),
+    });
   }
-  return loadQueryGenerator(spec);
+  const generate = loadQueryGenerator(spec);
+  return generate && ((query, _deps, verbatim) => ({ keywords: generate(query, { verbatim }), corrected: corrected(query, verbatim) }));
 }
 
 /** Test hook: forget the parsed query generators (as a fresh isolate would). */
@@ -114,7 +125,7 @@ async function roundGenerator(kv: KVNamespace, round: ServingManifest) {
   const text = await kv.get(key, "text");
   if (text === null) throw new Error(`round ${round.round}'s query generator is missing from KV`);
   const spec = validateQueryGeneratorSpec(JSON.parse(text));
-  const entry = { spec, policy: cpuGenerator(spec, kv, round) };
+  const entry = { spec, policy: cpuGenerator(spec, kv, round), correct: loadQueryCorrector(spec) };
   if (generators.size >= SERVING_LIMITS.generatorCacheEntries) generators.delete(generators.keys().next().value as string);
   generators.set(key, entry);
   return entry;
@@ -171,20 +182,28 @@ async function llmAnswer(
   }
 }
 
-export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, query: string): Promise<QueryKeywords> {
-  const key = await keywordCacheKey(round.round, round.contentHash, query);
+/**
+ * The query's keywords for a round. `verbatim` reads the query as typed (no
+ * spelling correction): its answers are cached apart.
+ */
+export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, query: string, verbatim = false): Promise<QueryKeywords> {
+  const key = (await keywordCacheKey(round.round, round.contentHash, query)) + (verbatim ? VERBATIM_SUFFIX : "");
   const hit = await cached(deps, key);
-  if (hit) return hit;
+  // Answers warmed at publish (precomputed keywords) carry no correction: the round's corrector supplies it.
+  if (hit) return hit.corrected !== undefined ? hit : { ...hit, corrected: await correctionOf(deps, round, query, verbatim) };
   let generator: Awaited<ReturnType<typeof roundGenerator>>;
   try {
     generator = await roundGenerator(deps.kv, round);
   } catch (e) {
     console.warn(`round ${round.round}'s query generator could not be loaded; answering from the raw query:`, (e as Error).message);
-    return { keywords: [], source: "raw" };
+    return { keywords: [], source: "raw", corrected: null };
   }
   const { spec, policy } = generator;
-  const fallback = async (): Promise<QueryKeywords> =>
-    policy ? { keywords: (await policy(query, deps)).slice(0, REWARD_LIMITS.kMax), source: "policy" } : { keywords: [], source: "raw" };
+  const fallback = async (): Promise<QueryKeywords> => {
+    if (!policy) return { keywords: [], source: "raw", corrected: null };
+    const g = await policy(query, deps, verbatim);
+    return { keywords: g.keywords.slice(0, REWARD_LIMITS.kMax), source: "policy", corrected: g.corrected };
+  };
   if (spec.kind !== "llm") return policy ? remember(deps, key, await fallback(), false) : fallback();
   if (!deps.llmBaseUrl) return fallback();
   const breaker = breakerFor(deps.llmBaseUrl, deps.llmCoolDownMs);
@@ -194,9 +213,23 @@ export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, q
   const recent = await cached(deps, fallbackKey);
   if (recent) {
     breaker.release();
-    return recent;
+    return { ...recent, corrected: recent.corrected ?? null };
   }
+  // The model reads the query as typed; it spells its own keywords.
   const keywords = await llmAnswer(deps, breaker, spec, query);
-  if (keywords) return remember(deps, key, { keywords, source: "llm" }, false);
+  if (keywords) return remember(deps, key, { keywords, source: "llm", corrected: null }, false);
   return remember(deps, fallbackKey, await fallback(), true);
+}
+
+/** What keeps a verbatim answer's cache key apart from the corrected one's (the key's round prefix stays, for unpublish). */
+const VERBATIM_SUFFIX = ":verbatim";
+
+/** A warmed answer's correction, from the round's corrector (null when the generator cannot be read). */
+async function correctionOf(deps: KeywordDeps, round: ServingManifest, query: string, verbatim: boolean): Promise<string | null> {
+  if (verbatim) return null;
+  try {
+    return (await roundGenerator(deps.kv, round)).correct(query)?.text ?? null;
+  } catch {
+    return null;
+  }
 }

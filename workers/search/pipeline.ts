@@ -56,7 +56,7 @@ export async function runSearch(
   page: { limit: number; offset: number },
   opts: SearchOptions = {},
 ): Promise<SearchAnswer> {
-  const full = planQuery(generated.keywords, query);
+  const full = planQuery(generated.keywords, query, round.queryTerms, generated.corrected);
   const plan: QueryPlan = opts.bm25 ? firstPassPlan(query) : full;
   const blocks = await deps.store.postings(round, [...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]);
   // Block-max top-k (core/topk.ts): the reference's page exactly, scoring only what can reach it.

@@ -9,14 +9,15 @@
 
 import type { ServingManifest } from "../../core/contract.js";
 import { queryDfKey } from "../../core/contract.js";
-import { dfBucketOf, type ExtractorGeneratorSpec, extractorGenerator, extractorTailTerms } from "../../core/query-generator.js";
+import { dfBucketOf, type ExtractorGeneratorSpec, extractorCorrection, extractorGenerator, extractorTailTerms } from "../../core/query-generator.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { kvGetMany } from "./store/kv-store.js";
 import { ByteLru } from "./store/lru.js";
 
 export const dfBucketLru = new ByteLru<Record<string, number>>(SERVING_LIMITS.dfBucketLruBytes, (key, v) => key.length * 2 + JSON.stringify(v).length * 2 + 64);
 
-export type AsyncGenerator = (query: string) => Promise<string[]>;
+/** The keywords, and the spelling correction the extractor applied (core/typos.ts: a word the fetched tail holds is left alone). */
+export type AsyncGenerator = (query: string, verbatim: boolean) => Promise<{ keywords: string[]; corrected: string | null }>;
 
 /** The extractor with its df tail fetched per query, or null when the extractor has no tail. */
 export function tailedExtractor(spec: ExtractorGeneratorSpec, kv: KVNamespace, round: ServingManifest): AsyncGenerator | null {
@@ -24,7 +25,7 @@ export function tailedExtractor(spec: ExtractorGeneratorSpec, kv: KVNamespace, r
   const head = new Map(spec.df);
   const generate = extractorGenerator(spec, head);
   const buckets = spec.tail.buckets;
-  return async (query) => {
+  return async (query, verbatim) => {
     const terms = extractorTailTerms(spec, head, query);
     const keys = [...new Set(terms.map((t) => queryDfKey(round.round, round.contentHash, dfBucketOf(t, buckets))))];
     const got = new Map<string, Record<string, number>>();
@@ -50,6 +51,6 @@ export function tailedExtractor(spec: ExtractorGeneratorSpec, kv: KVNamespace, r
       const df = got.get(queryDfKey(round.round, round.contentHash, dfBucketOf(t, buckets)))?.[t];
       if (df !== undefined) tail.set(t, df);
     }
-    return generate(query, tail);
+    return { keywords: generate(query, tail, verbatim), corrected: extractorCorrection(head, query, tail, verbatim)?.text ?? null };
   };
 }

@@ -55,6 +55,7 @@ const SearchFields = z.object({
     param: { name: "offset", in: "query", description: `Results to skip; ${PAGE_DEPTH} (deep paging is not a search use): past that, a 400 naming offset.` },
   }),
   explain: flagParam("explain", "1: each result says why it matched (the keywords that hit, each word's BM25 contribution)."),
+  verbatim: flagParam("verbatim", '1: read q as typed, without spelling correction (what the page\'s "search instead for" link asks).'),
 });
 
 /** Every result up to offset + limit is ranked and read (interleaved: explained too), so the depth is bounded, not only each part. */
@@ -146,6 +147,11 @@ export const SearchResponse = z
       .openapi({ description: `This user's arm: r<round>, or interleaved (also X-CoGR-Arm); null without an experiment. ${ADMIN_VIEW}` }),
     keywords: z.array(z.string()).max(REWARD_LIMITS.kMax).openapi({ description: "S_q, the generated query keywords." }),
     keywordSource: KeywordSource,
+    corrected: z.string().nullable().openapi({
+      description:
+        "The query as the round's generator read it after spelling correction (words unknown to the round's vocabulary, one edit from a known word), or null when no word changed or `verbatim=1`.",
+      example: "armchair",
+    }),
     total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)|, exact (interleaved: the larger of the two rounds')." }),
     related: z
       .number()

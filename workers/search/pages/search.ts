@@ -2,7 +2,8 @@
  * The search page (GET /): one query against the serving round, results
  * explained (explain=1): the name's matching words marked, the keywords that
  * hit shown under it. Pages of 20; the related tail past I_ret(q) under
- * its own heading.
+ * its own heading. A corrected query says so ("Showing results for …"), with
+ * a link that searches the spelling as typed (verbatim=1).
  */
 import { SERVING_LIMITS } from "../limits.js";
 import { htmlDocument } from "./shell.js";
@@ -21,6 +22,7 @@ export const SEARCH_PAGE = htmlDocument({
   <button type="submit">Search</button>
 </form>
 <p id="meta"></p>
+<p id="corrected"></p>
 <p id="notice"></p>
 <div id="chips" aria-label="query keywords"></div>
 <p id="error" role="alert"></p>
@@ -33,8 +35,9 @@ export const SEARCH_PAGE = htmlDocument({
   // The API pages at most ${SERVING_LIMITS.pageDepthMax} results deep (offset + limit): a deeper link shows the last page it allows.
   var MAX_OFFSET = ${SERVING_LIMITS.pageDepthMax} - PAGE_SIZE;
   var offset = Math.min(MAX_OFFSET, Math.max(0, parseInt(params.get("offset") || "0", 10) || 0));
+  var verbatim = params.get("verbatim") === "1";
   el("q").value = q;
-  function go(newOffset) { var p = new URLSearchParams({ q: q, offset: String(newOffset) }); location.search = p.toString(); }
+  function go(newOffset) { var p = new URLSearchParams({ q: q, offset: String(newOffset) }); if (verbatim) p.set("verbatim", "1"); location.search = p.toString(); }
   el("prev").onclick = function () { go(Math.max(0, offset - PAGE_SIZE)); };
   el("next").onclick = function () { go(offset + PAGE_SIZE); };
   if (!q.trim()) {
@@ -42,11 +45,21 @@ export const SEARCH_PAGE = htmlDocument({
     return;
   }
   el("meta").textContent = "Searching…";
-  getJson("/v1/search?" + new URLSearchParams({ q: q, limit: String(PAGE_SIZE), offset: String(offset), explain: "1" }))
+  getJson("/v1/search?" + new URLSearchParams({ q: q, limit: String(PAGE_SIZE), offset: String(offset), explain: "1", verbatim: verbatim ? "1" : "0" }))
     .then(function (res) {
       var b = res.body;
       if (!res.ok) { el("meta").textContent = ""; showProblem(b); return; }
       el("meta").textContent = b.total + (b.total === 1 ? " result" : " results") + (b.related ? " (+ " + b.related + " related)" : "") + " for \\u201c" + b.query + "\\u201d" + (b.rounds ? " · round " + b.rounds.join(" + ") : "") + (b.arm ? " (" + b.experiment + ", " + b.arm + ")" : "") + " · keywords from " + b.keywordSource + " · " + b.tookMs + " ms";
+      if (b.corrected) {
+        // Spelling correction (core/typos.ts): what was searched, and a way back to what was typed.
+        var c = el("corrected");
+        c.appendChild(document.createTextNode("Showing results for "));
+        c.appendChild(text("b", b.corrected, "fixed"));
+        c.appendChild(document.createTextNode(". "));
+        var typed = text("a", "Search instead for \u201c" + b.query + "\u201d", "verbatim");
+        typed.href = "/?" + new URLSearchParams({ q: q, verbatim: "1" });
+        c.appendChild(typed);
+      }
       b.keywords.forEach(function (k) { el("chips").appendChild(text("span", k, "chip")); });
       var headed = false;
       b.results.forEach(function (r, j) {

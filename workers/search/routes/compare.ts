@@ -54,7 +54,7 @@ function pickSides(published: readonly ServingManifest[], a: string | undefined,
 
 async function runSide(c: Context<ServicesEnv>, side: Side, q: string, limit: number) {
   const { catalog, store, keywordDeps } = c.var.services;
-  const generated = side.kind === "round" ? await queryKeywords(keywordDeps, side.round, q) : { keywords: [], source: "raw" as const };
+  const generated = side.kind === "round" ? await queryKeywords(keywordDeps, side.round, q) : { keywords: [], source: "raw" as const, corrected: null };
   const answer = await runSearch({ store, catalog }, side.round, q, generated, { limit, offset: 0 }, { explain: true, bm25: side.kind === "bm25" });
   return { side, generated, answer };
 }

@@ -42,11 +42,11 @@ export const searchRoute = createRoute({
   responses: { 200: json("Ranked results.", SearchResponse), ...problems(...DATA_ROUTE) },
 });
 
-type Page = { limit: number; offset: number; explain: boolean };
+type Page = { limit: number; offset: number; explain: boolean; verbatim: boolean };
 
 async function searchRound(c: Context<ServicesEnv>, round: ServingManifest, q: string, page: Page) {
   const { catalog, store, keywordDeps } = c.var.services;
-  const generated = await queryKeywords(keywordDeps, round, q);
+  const generated = await queryKeywords(keywordDeps, round, q, page.verbatim);
   const answer = await runSearch({ store, catalog }, round, q, generated, { limit: page.limit, offset: page.offset }, { explain: page.explain });
   return { generated, answer, fallback: generated.source !== (round.queryGenerator.kind === "llm" ? "llm" : "policy") };
 }
@@ -58,6 +58,7 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
       rounds: [routed.round.round],
       keywords: generated.keywords,
       keywordSource: generated.source,
+      corrected: generated.corrected,
       fallback,
       total: answer.total,
       related: answer.related,
@@ -67,7 +68,7 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
     };
   }
   // Both rounds' first offset + limit results, merged; the page is a slice of the merged list.
-  const depth = { limit: page.offset + page.limit, offset: 0, explain: page.explain };
+  const depth = { limit: page.offset + page.limit, offset: 0, explain: page.explain, verbatim: page.verbatim };
   const [control, treatment] = await Promise.all([searchRound(c, routed.control, q, depth), searchRound(c, routed.treatment, q, depth)]);
   const merged = teamDraft(control.answer.results, treatment.answer.results, depth.limit, routed.seedFor(q), (r) => r.id);
   const sole = soleContributions(control.answer.results, treatment.answer.results, (r) => r.id);
@@ -76,6 +77,7 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
     rounds: [routed.control.round, routed.treatment.round],
     keywords: control.generated.keywords,
     keywordSource: control.generated.source,
+    corrected: control.generated.corrected,
     fallback: control.fallback || treatment.fallback,
     // The merged list holds at least the larger I_ret; each round's own |I_ret| is in totals.
     total: Math.max(control.answer.total, treatment.answer.total),
@@ -90,7 +92,7 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
 export function mountSearch(app: ApiApp) {
   app.openapi(searchRoute, async (c) => {
     const started = performance.now();
-    const { q, limit, offset, explain } = c.req.valid("query");
+    const { q, limit, offset, explain, verbatim } = c.req.valid("query");
     const requestId = crypto.randomUUID();
     c.header("x-request-id", requestId);
     const routed = await routeRequest(c);
@@ -118,7 +120,7 @@ export function mountSearch(app: ApiApp) {
     });
     let found: Awaited<ReturnType<typeof answer>>;
     try {
-      found = await answer(c, routed, q, { limit, offset, explain });
+      found = await answer(c, routed, q, { limit, offset, explain, verbatim });
     } catch (e) {
       recordSearch(c.env, event({ error: true }), c.var.waitUntil);
       throw e;
@@ -153,6 +155,7 @@ export function mountSearch(app: ApiApp) {
         ...(disclose ? { round: base, rounds: found.rounds, experiment: routed.experiment, arm: routed.arm } : {}),
         keywords: found.keywords,
         keywordSource: found.keywordSource,
+        corrected: found.corrected,
         total: found.total,
         related: found.related,
         ...(disclose && found.totals ? { totals: found.totals } : {}),

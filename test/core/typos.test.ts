@@ -1,0 +1,76 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { boundedDistance } from "../../core/edit-distance.js";
+import { queryCandidates } from "../../core/policy-candidates.js";
+import { F } from "../../core/policy-features.js";
+import { Rng } from "../../core/rng.js";
+import { correctQuery, correctWord, edits1, lexiconOf } from "../../core/typos.js";
+import { misspellQuery, misspellWord } from "../../training/typos.js";
+
+const DF: Array<[string, number]> = [
+  ["armchair", 40],
+  ["arm chair", 5],
+  ["accent chair", 30],
+  ["scone", 2],
+  ["stone coaster", 50],
+  ["dumbbell", 6],
+  ["sofa", 80],
+  ["soft", 3],
+  ["table", 70],
+  ["cable", 1],
+];
+const lex = lexiconOf(DF);
+
+describe("spelling correction (core/typos.ts)", () => {
+  it("mends each of the four one-edit typos, and leaves known, short and numeric words alone", () => {
+    expect(correctQuery(lex, "Armchiar")).toEqual({ text: "armchair", words: [["armchiar", "armchair"]] });
+    expect(correctWord(lex, "armchar")).toBe("armchair");
+    expect(correctWord(lex, "armchairr")).toBe("armchair");
+    expect(correctWord(lex, "armchsir")).toBe("armchair");
+    // "scone" is a word of the vocabulary, however much heavier "stone" is.
+    expect(correctWord(lex, "scone")).toBeNull();
+    expect(correctWord(lex, "armchairs")).toBeNull(); // its singular is known
+    expect(correctWord(lex, "sfa")).toBeNull(); // under 4 letters
+    expect(correctWord(lex, "tabl3")).toBeNull(); // a digit: a model number, not a typo
+    expect(correctWord(lex, "xylophone")).toBeNull(); // nothing one edit away
+    expect(correctQuery(lex, "stone sofa")).toBeNull();
+  });
+
+  it("prefers the word more items hold, and tries the singular of a plural", () => {
+    expect(correctWord(lex, "sofz")).toBe("sofa"); // sofa (80) over soft (3)
+    expect(correctWord(lex, "xable")).toBe("table"); // table (70) over cable (1)
+    expect(correctWord(lex, "dumbbwlls")).toBe("dumbbell");
+    expect(correctWord(lex, "stome", (w) => w === "stome")).toBeNull(); // a word the caller vouches for (a df tail)
+  });
+
+  it("finds exactly the vocabulary words at distance 1 (edits1 against brute force)", () => {
+    const words = [...lex.weight.keys()];
+    const typed = fc.string({ unit: fc.constantFrom(..."abcdehilmnorstz"), minLength: 1, maxLength: 10 });
+    fc.assert(
+      fc.property(typed, (w) => {
+        const brute = words.filter((x) => boundedDistance(w, x, 1) === 1).sort();
+        expect(edits1(lex, w).sort()).toEqual(brute);
+      }),
+    );
+  });
+
+  it("a seeded misspelling is one edit from the word, and the corrector mends it when no other word is as close", () => {
+    const rng = new Rng(3);
+    for (let k = 0; k < 200; k++) {
+      const typo = misspellWord("armchair", rng);
+      expect(boundedDistance(typo, "armchair", 1)).toBe(1);
+      expect(correctWord(lex, typo)).toBe("armchair");
+    }
+    expect(misspellQuery("a rug", new Rng(1))).toBeNull(); // no word of 4+ letters
+    expect(misspellQuery("velvet sofa", new Rng(1))).not.toBe("velvet sofa");
+  });
+
+  it("a query policy's candidates come from the corrected query and say so; verbatim turns it off", () => {
+    const vocab = { oppositeDf: new Map(DF), oppositeCount: 200, expansions: new Map() };
+    const typo = queryCandidates(vocab, "armchiar");
+    const fixed = typo.find((c) => c.keyword === "armchair");
+    expect(fixed?.features[F.corrected]).toBe(1);
+    expect(queryCandidates(vocab, "armchair").find((c) => c.keyword === "armchair")?.features[F.corrected]).toBe(0);
+    expect(queryCandidates(vocab, "armchiar", undefined, true).map((c) => c.keyword)).not.toContain("armchair");
+  });
+});
