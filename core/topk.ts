@@ -44,7 +44,7 @@ export const BOUND_SLACK = 1e-9;
 /**
  * termScore's relative step between tf and tf + 1 at norm n is n / (tf (tf + 1 + n)); while it exceeds this (three
  * orders of magnitude above the ~1e-15 its four roundings can move it), the computed terms are ordered by tf as the
- * exact ones are, so termScore(max tf, min length) itself bounds every entry: a bound a tied score can meet exactly.
+ * exact ones are, so termScore at a frontier point bounds every entry it dominates: a bound a tied score can meet exactly.
  */
 const EXACT_BOUND_GAP = 1e-12;
 
@@ -224,11 +224,11 @@ export function executeTopK(
     if (!b) continue;
     const df = postingCount(b);
     const idfW = idf(stats.itemCount, df);
-    const bound = (maxTf: number, minLength: number) => {
-      const t = termScore(idfW, maxTf, minLength, stats.avgLength, params);
+    const bound = (tf: number, length: number) => {
+      const t = termScore(idfW, tf, length, stats.avgLength, params);
       // Exact where rounding cannot reorder tf's terms (module comment); else with slack.
-      const n = params.k1 * (1 - params.b + (params.b * minLength) / stats.avgLength);
-      return weight * (n / (maxTf * (maxTf + 1 + n)) > EXACT_BOUND_GAP ? t : t * (1 + BOUND_SLACK));
+      const n = params.k1 * (1 - params.b + (params.b * length) / stats.avgLength);
+      return weight * (n / (tf * (tf + 1 + n)) > EXACT_BOUND_GAP ? t : t * (1 + BOUND_SLACK));
     };
     words.push({ word: w, idf: idfW, df, weight, units: unitsOf(blocksHolding(b, candidates), bound) });
   }
