@@ -12,10 +12,11 @@
 
 import { lowerBound } from "./collections.js";
 import { filterOrdinals } from "./filters.js";
-import { decodeKeywordPosting, decodeWordPosting, encodeKeywordPosting, encodeWordPosting, type WordPosting } from "./postings.js";
+import { decodeKeywordPosting, encodeKeywordPosting, type WordPosting } from "./postings.js";
 import { type FetchedPostings, type QueryPlan, unionPostings } from "./retrieve.js";
 import { keywordKey, wordKey } from "./shard.js";
 import { ByteReader, ByteWriter } from "./varint.js";
+import { decodeWordBlock, encodeWordBlock, WORD_BLOCK } from "./word-blocks.js";
 
 export const BLOCK_LIMITS = {
   /** Encoded bytes per block: 16 KB is under 22 KB of base64 SQL text, well inside D1's 100 KB statement. */
@@ -31,20 +32,30 @@ export interface PostingBlock {
 
 const varintBytes = (v: number) => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5);
 
-/** Block boundaries for entries whose encoded size is entryBytes(j, prev): [start, end) pairs, each within maxBytes. */
-function cut(n: number, items: ArrayLike<number>, entryBytes: (j: number, prev: number) => number, maxBytes: number): Array<[number, number]> {
+/**
+ * Block boundaries for entries whose encoded size is entryBytes(j, prev), plus `extra(k)` for a block's k-th entry
+ * (a word block's sub-block table): [start, end) pairs, each within maxBytes.
+ */
+function cut(
+  n: number,
+  items: ArrayLike<number>,
+  entryBytes: (j: number, prev: number) => number,
+  maxBytes: number,
+  extraHeader = 0,
+  extra: (k: number) => number = () => 0,
+): Array<[number, number]> {
   // The count varint of a block is at most 3 bytes while a block holds < 2^21 entries, which maxBytes ≤ 2 MB guarantees.
-  const header = 3;
-  if (maxBytes < header + 15) throw new RangeError(`a block must allow at least ${header + 15} bytes`);
+  const header = 3 + extraHeader;
+  if (maxBytes < header + 15 + extra(0)) throw new RangeError(`a block must allow at least ${header + 15 + extra(0)} bytes`);
   const out: Array<[number, number]> = [];
   let start = 0;
   let bytes = header;
   for (let j = 0; j < n; j++) {
-    const size = entryBytes(j, j === start ? 0 : (items[j - 1] as number));
+    const size = entryBytes(j, j === start ? 0 : (items[j - 1] as number)) + extra(j - start);
     if (j > start && bytes + size > maxBytes) {
       out.push([start, j]);
       start = j;
-      bytes = header + entryBytes(j, 0);
+      bytes = header + entryBytes(j, 0) + extra(0);
     } else bytes += size;
   }
   if (n > 0) out.push([start, n]);
@@ -58,13 +69,15 @@ export function blockKeywordPosting(items: Uint32Array, maxBytes: number = BLOCK
   });
 }
 
-export function blockWordPosting(p: WordPosting, maxBytes: number = BLOCK_LIMITS.maxBlockBytes): PostingBlock[] {
+/** Word blocks carry block-max skip data per sub-block (core/word-blocks.ts, index format 3). */
+export function blockWordPosting(p: WordPosting, maxBytes: number = BLOCK_LIMITS.maxBlockBytes, sub: number = WORD_BLOCK.subBlockEntries): PostingBlock[] {
   const size = (j: number, prev: number) => varintBytes((p.items[j] as number) - prev) + varintBytes(p.tfs[j] as number) + varintBytes(p.lengths[j] as number);
-  return cut(p.items.length, p.items, size, maxBytes).map(([s, e]) => ({
+  const table = (k: number) => (k % sub === 0 ? WORD_BLOCK.tableBytesMax : 0);
+  return cut(p.items.length, p.items, size, maxBytes, WORD_BLOCK.headerBytesMax - 3, table).map(([s, e]) => ({
     first: p.items[s] as number,
     last: p.items[e - 1] as number,
     count: e - s,
-    data: encodeWordPosting({ items: p.items.subarray(s, e), tfs: p.tfs.subarray(s, e), lengths: p.lengths.subarray(s, e) }),
+    data: encodeWordBlock({ items: p.items.subarray(s, e), tfs: p.tfs.subarray(s, e), lengths: p.lengths.subarray(s, e) }, sub),
   }));
 }
 
@@ -81,7 +94,7 @@ export function joinKeywordBlocks(blocks: readonly PostingBlock[]): Uint32Array 
 
 /** The word posting of the given blocks (all of a list's, or the ones that hold candidates), with the list's df. */
 export function joinWordBlocks(blocks: readonly PostingBlock[], df?: number): WordPosting {
-  const parts = blocks.map((b) => decodeWordPosting(b.data));
+  const parts = blocks.map((b) => decodeWordBlock(b.data));
   const n = parts.reduce((s, p) => s + p.items.length, 0);
   const items = new Uint32Array(n);
   const tfs = new Uint32Array(n);

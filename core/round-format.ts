@@ -29,7 +29,9 @@ export const ROUND_FILES = {
 } as const;
 
 export const INDEX_FORMAT = "cogr-index";
-export const INDEX_FORMAT_VERSION = 2;
+/** 3: word blocks carry block-max skip data (core/word-blocks.ts); 2 (no bounds) is still read, and served by exhaustive scoring. */
+export const INDEX_FORMAT_VERSION = 3;
+export const INDEX_FORMAT_VERSIONS_READ: readonly number[] = [2, 3];
 
 export interface RoundItem {
   readonly id: string;
@@ -125,8 +127,8 @@ export function indexHeader(index: KeywordIndex, maxBlockBytes: number): IndexHe
 export function parseIndexHeader(line: string | undefined, where: string): IndexHeader {
   const h = (line ? JSON.parse(line) : null) as Partial<IndexHeader> | null;
   if (h?.format !== INDEX_FORMAT) throw new Error(`${where}: not a ${INDEX_FORMAT} file`);
-  if (h.version !== INDEX_FORMAT_VERSION)
-    throw new Error(`${where}: unsupported ${INDEX_FORMAT} version ${String(h.version)} (this build reads ${INDEX_FORMAT_VERSION})`);
+  if (typeof h.version !== "number" || !INDEX_FORMAT_VERSIONS_READ.includes(h.version))
+    throw new Error(`${where}: unsupported ${INDEX_FORMAT} version ${String(h.version)} (this build reads ${INDEX_FORMAT_VERSIONS_READ.join(" and ")})`);
   try {
     return {
       ...(h as IndexHeader),

@@ -37,6 +37,16 @@ export class ByteReader {
   constructor(private readonly bytes: Uint8Array) {}
 
   uint(): number {
+    // Most varints of a posting (dense deltas, tf, bag lengths) are one byte: that path stays small enough to inline.
+    const b = this.bytes[this.pos];
+    if (b !== undefined && b < 0x80) {
+      this.pos++;
+      return b;
+    }
+    return this.long();
+  }
+
+  private long(): number {
     let result = 0;
     let shift = 0;
     for (;;) {

@@ -55,11 +55,17 @@ const BLOCKS_HEAD = "INSERT OR IGNORE INTO blocks (hash, data) VALUES";
  * the batches it already committed). Throws if base's items are not the
  * same ids in the same order: a base must be the same catalogue.
  */
-export async function* planBatches(source: PublishSource, shardCount: number, base: PublishBase | null): AsyncGenerator<Batch> {
+export async function* planBatches(
+  source: PublishSource,
+  shardCount: number,
+  base: PublishBase | null,
+  /** Sees every posting of the round as the plan reads it (publish/suggest.ts builds the keyword suggestions so, with no second pass). */
+  observe?: (e: PostingEntry) => void,
+): AsyncGenerator<Batch> {
   const baseItems = base ? base.source.items()[Symbol.iterator]() : null;
   const basePostings = base ? base.source.postings()[Symbol.iterator]() : null;
   try {
-    yield* diffBatches(source, shardCount, base, baseItems, basePostings);
+    yield* diffBatches(source, shardCount, base, baseItems, basePostings, observe);
   } finally {
     // A plan that stops early (an error, a resumed publish's end) still closes the base's files.
     baseItems?.return?.();
@@ -73,6 +79,7 @@ async function* diffBatches(
   base: PublishBase | null,
   baseItems: Iterator<RoundItem> | null,
   basePostings: Iterator<PostingEntry> | null,
+  observe: ((e: PostingEntry) => void) | undefined,
 ): AsyncGenerator<Batch> {
   const round = source.manifest.round;
   // Items: the catalogue, zipped with the base's.
@@ -141,6 +148,7 @@ async function* diffBatches(
     d.rows++;
   };
   for (const e of source.postings()) {
+    observe?.(e);
     while (old && !old.done && old.value.key < e.key) {
       tombstone(old.value.key);
       old = basePostings?.next();

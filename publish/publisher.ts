@@ -15,6 +15,7 @@ import { PUBLISH_LIMITS } from "./limits.js";
 import { type Batch, kvValues, planBatches, planUnits } from "./plan.js";
 import type { PublishBase, PublishSource } from "./source.js";
 import { sqlText } from "./sql.js";
+import { KeywordSuggestions } from "./suggest.js";
 import type { PublishTarget } from "./target.js";
 
 export class PublishError extends Error {}
@@ -126,7 +127,8 @@ export async function publishRound(
   let batches = 0;
   let rows = 0;
   let blocks = 0;
-  for await (const batch of planBatches(source, shardCount, base)) {
+  const suggestions = new KeywordSuggestions();
+  for await (const batch of planBatches(source, shardCount, base, suggestions.observe)) {
     if (batch.db < 0) expected.items += batch.rows;
     else expected.shards[batch.db] = (expected.shards[batch.db] as number) + batch.rows;
     batches++;
@@ -141,7 +143,7 @@ export async function publishRound(
     blocks += batch.blocks;
     await progress(batch.db < 0 ? "items" : `shard ${batch.db}`, { at: batch.at, total: planUnits(source), batches, rows, blocks, skipped: resume });
   }
-  const kv = [...kvValues(source, contentHash), ...columnKvValues(source, contentHash), ...(opts.kv ?? [])];
+  const kv = [...kvValues(source, contentHash), ...columnKvValues(source, contentHash), ...suggestions.kvValues(round, contentHash), ...(opts.kv ?? [])];
   await target.kv.putMany(kv);
   await progress("kv", { at: planUnits(source), total: planUnits(source), batches, rows, blocks, skipped: resume });
 

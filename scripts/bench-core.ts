@@ -23,6 +23,7 @@ import { listRounds, readRound, roundDir } from "../training/round-artifact.js";
 import { buildRound0 } from "../training/round0.js";
 import { misspellQuery } from "../training/typos.js";
 import { percentile, printTable, slowestMedian, timeEach } from "./bench/stats.js";
+import { benchTopK } from "./bench/topk.js";
 import { runCli } from "./cli.js";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -67,6 +68,20 @@ runCli(async () => {
     measure: "query: retrieve + rank (cogr core)",
     value: `p50 ${ms(percentile(ours, 50))}, p99 ${ms(percentile(ours, 99))}`,
     note: `${((oursTotal * 1e6) / visited).toFixed(1)} ns per posting visited (${visited} postings, ${plans.length} queries)`,
+  });
+
+  // A page of 10 from blocked postings, as the worker ranks it: block-max top-k against the exhaustive reference.
+  const top = await benchTopK(index, plans);
+  const perPosting = (totalMs: number) => `${((totalMs * 1e6) / top.postings).toFixed(1)} ns per posting visited`;
+  rows.push({
+    measure: `query: top ${top.pageSize} from blocks, block-max (core/topk.ts)`,
+    value: `p50 ${ms(top.blockMax.p50Ms)}, p99 ${ms(top.blockMax.p99Ms)}`,
+    note: `${perPosting(top.blockMax.totalMs)} (${top.postings} postings; ${top.scored} entries decoded or scored)`,
+  });
+  rows.push({
+    measure: `query: top ${top.pageSize} from blocks, exhaustive (executeQuery)`,
+    value: `p50 ${ms(top.exhaustive.p50Ms)}, p99 ${ms(top.exhaustive.p99Ms)}`,
+    note: perPosting(top.exhaustive.totalMs),
   });
 
   // Item reward: incremental (App. B.3) vs naive recomputation (rebuild and rerun every query).

@@ -3,7 +3,9 @@
  * catalogue size N on a synthetic WANDS-format catalogue (npm run synth):
  * synth, build-round, eval and publish (time, peak RSS), the artifact's size,
  * D1 rows per shard and the largest rows, an incremental publish of a round
- * that changes 1 % of the items, and search latency through `wrangler dev`
+ * that changes 1 % of the items, the common queries' ranking in-process
+ * (block-max top-k against the exhaustive reference, scripts/bench/topk-scale.ts),
+ * and search latency through `wrangler dev`
  * for common and rare queries (cold and warm; plain, with facets=class, and
  * with a filter too; one client and 16: scripts/bench/scale-search.ts) against /healthz, with the
  * workerd process's memory read from /proc; with --equal N, the worker's
@@ -23,6 +25,7 @@ import { compareWithWorker } from "./bench/equality.js";
 import { healthBaselines, measureQueries, SEARCH_BENCH } from "./bench/scale-search.js";
 import { deriveRound, postingFigures, step, storageFigures } from "./bench/scale-steps.js";
 import { printTable } from "./bench/stats.js";
+import { rankingFigures } from "./bench/topk-scale.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
@@ -137,6 +140,23 @@ runCli(async () => {
     // A kept state published before facet columns existed gets them now (a no-op publish writes only what is missing).
     const cols = await step("publish", ["--round", "1", "--local", "--state", state], env);
     console.log(`\npublish --round 1 (no-op; facet columns written if missing): ${cols.seconds.toFixed(1)} s`);
+    const ranking = rankingFigures(artifacts, 1, COMMON);
+    if (ranking) {
+      console.log("\nranking a page of 10 in-process (round 1's blocks; median of 31 warm runs): block-max top-k against the exhaustive reference");
+      printTable(
+        ranking.map((r) => ({
+          query: r.query,
+          "|I_ret|": String(r.retrieved),
+          postings: String(r.postings),
+          "decoded or scored": r.scored === null ? "(reference path)" : String(r.scored),
+          "block-max ms": r.blockMaxMs.toFixed(2),
+          "exhaustive ms": r.exhaustiveMs.toFixed(2),
+          "block-max ns/posting": ((r.blockMaxMs * 1e6) / r.postings).toFixed(1),
+          "exhaustive ns/posting": ((r.exhaustiveMs * 1e6) / r.postings).toFixed(1),
+        })),
+      );
+    }
+
     // Cold means cold: no cached postings or keywords in KV (a kept state may hold some from an earlier run), and a fresh isolate.
     const kv = await localTarget(readDeployConfig(), state);
     const dropped = (await kv.kv.deletePrefix("p:")) + (await kv.kv.deletePrefix("kw:"));

@@ -19,11 +19,12 @@ import { benchHintedMiss } from "./bench/hinted-miss.js";
 import { benchLlmModes } from "./bench/llm-modes.js";
 import { serveWandsRound0, workerRssMiB } from "./bench/served-round.js";
 import { printTable } from "./bench/stats.js";
+import { benchSuggest } from "./bench/suggest.js";
 import { intOption, parseCli, runCli } from "./cli.js";
 import { assertPortFree } from "./port.js";
 
 const BENCH = { port: 8797, connections: 64, durationS: 60, healthDurationS: 30, llmDurationS: 20 } as const;
-const USAGE = "npm run bench:serve [-- --duration 60 --connections 64 --llm-duration 20 | --no-llm | --llm-only | --hints-only]";
+const USAGE = "npm run bench:serve [-- --duration 60 --connections 64 --llm-duration 20 | --no-llm | --llm-only | --hints-only | --suggest-only]";
 
 runCli(async () => {
   const args = parseCli(
@@ -34,6 +35,7 @@ runCli(async () => {
       "no-llm": { type: "boolean" },
       "llm-only": { type: "boolean" },
       "hints-only": { type: "boolean" },
+      "suggest-only": { type: "boolean" },
     },
     USAGE,
   );
@@ -42,6 +44,18 @@ runCli(async () => {
   await assertPortFree(BENCH.port);
   if (args["hints-only"]) {
     await hintsSection();
+    return;
+  }
+  if (args["suggest-only"]) {
+    const served = await serveWandsRound0(BENCH.port);
+    try {
+      await suggestSection(
+        served.server.url,
+        served.dataset.queries.map((q) => q.text),
+      );
+    } finally {
+      await served.close();
+    }
     return;
   }
   if (args["llm-only"]) {
@@ -112,6 +126,10 @@ runCli(async () => {
       `publish WANDS round 0 to fresh local state: ${(p.migrationsS + p.dataS).toFixed(1)} s ` +
         `(migrations ${p.migrationsS.toFixed(1)} s, data ${p.dataS.toFixed(1)} s; ${p.items} items, ${p.postings} postings)`,
     );
+    await suggestSection(
+      base,
+      served.dataset.queries.map((q) => q.text),
+    );
   } finally {
     await served.close();
   }
@@ -148,6 +166,21 @@ async function llmSection(connections: number, durationS: number): Promise<void>
   } finally {
     await served.close();
   }
+}
+
+/** GET /v1/suggest as a user types, one request at a time: cold, warm, and /healthz beside it. */
+async function suggestSection(base: string, queries: readonly string[]): Promise<void> {
+  const r = await benchSuggest(base, queries);
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  console.log(
+    `\n/v1/suggest, ${r.requests} typed prefixes of the WANDS queries, one request at a time (${(100 * r.answered).toFixed(0)} % with suggestions):\n`,
+  );
+  printTable([
+    { request: "/v1/suggest, first pass (buckets from KV)", p50: ms(r.cold.p50Ms), p99: ms(r.cold.p99Ms) },
+    { request: "/v1/suggest, warm (isolate cache)", p50: ms(r.warm.p50Ms), p99: ms(r.warm.p99Ms) },
+    { request: "/healthz", p50: ms(r.health.p50Ms), p99: ms(r.health.p99Ms) },
+  ]);
+  console.log("goal: warm p50 ≤ 10 ms");
 }
 
 /** The newest trained round's hinted policy: a search whose keywords no cache holds, against one whose keywords are cached. */

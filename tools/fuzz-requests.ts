@@ -62,10 +62,11 @@ const paramName = fc.oneof(
 );
 
 const path = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom("/v1/search", "/v1/search", "/v1/items/1", "/v1/rounds", "/healthz", "/") },
+  { weight: 3, arbitrary: fc.constantFrom("/v1/search", "/v1/search", "/v1/suggest", "/v1/items/1", "/v1/rounds", "/healthz", "/") },
   fc.constantFrom(
     "/",
     "/v1/search",
+    "/v1/suggest",
     "/v1/items/1",
     "/v1/rounds",
     "/healthz",

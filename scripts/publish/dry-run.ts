@@ -11,6 +11,7 @@ import type { OpenTarget, PendingMigrations } from "../../publish/node/targets.j
 import { kvValues, planBatches } from "../../publish/plan.js";
 import { roundRow } from "../../publish/publisher.js";
 import type { PublishBase, PublishSource } from "../../publish/source.js";
+import { KeywordSuggestions } from "../../publish/suggest.js";
 import type { TargetChoice } from "./options.js";
 
 export function migrationLines(pending: readonly PendingMigrations[]): string[] {
@@ -36,7 +37,8 @@ export async function dryRunLines(choice: TargetChoice, source: PublishSource, t
   lines.push(base ? `round ${round} builds on published round ${base.manifest.round} (only what differs is written)` : `round ${round} is written in full`);
   const shardCount = target.shards.length;
   const per = Array.from({ length: shardCount + 1 }, () => ({ batches: 0, statements: 0, rows: 0, blocks: 0 }));
-  for await (const b of planBatches(source, shardCount, base)) {
+  const suggestions = new KeywordSuggestions();
+  for await (const b of planBatches(source, shardCount, base, suggestions.observe)) {
     const t = per[b.db + 1] as (typeof per)[number];
     t.batches++;
     t.statements += b.statements.length;
@@ -49,7 +51,7 @@ export async function dryRunLines(choice: TargetChoice, source: PublishSource, t
     lines.push(`  ${names[j]}: ${t.batches} batches, ${t.statements} statements, ${what}`);
   });
   lines.push(
-    `  KV ${choice.config.kv.binding}: ${kvValues(source, source.manifest.contentHash).length + columnKvValues(source, source.manifest.contentHash).length} values; then the round's catalogue row turns published`,
+    `  KV ${choice.config.kv.binding}: ${kvValues(source, source.manifest.contentHash).length + columnKvValues(source, source.manifest.contentHash).length + suggestions.kvValues(round, source.manifest.contentHash).length} values; then the round's catalogue row turns published`,
   );
   return lines;
 }

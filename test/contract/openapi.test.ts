@@ -42,6 +42,7 @@ describe("the OpenAPI document", () => {
     const sorted = (...xs: string[]) => [...xs].sort();
     expect(statuses).toEqual({
       "GET /v1/search": sorted("200", ...data),
+      "GET /v1/suggest": sorted("200", ...data),
       "GET /v1/items/{id}": sorted("200", "404", ...data),
       "GET /v1/items/{id}/rounds": sorted("200", "404", ...data),
       "GET /v1/compare": sorted("200", "404", ...data),

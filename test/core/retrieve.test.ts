@@ -104,8 +104,8 @@ describe("retrieval (§2.1) and BM25 ranking", () => {
       { id: "a", name: "red chair", keywords: ["chair", "red"] },
       { id: "b", name: "oak table", keywords: ["table"] },
     ]);
-    const header = indexHeader(index, 64);
-    const lines = [...indexPostings(index, 64)].map(postingLine);
+    const header = indexHeader(index, 128);
+    const lines = [...indexPostings(index, 128)].map(postingLine);
     const back = indexFromPostings(index.ids, parseIndexHeader(JSON.stringify(header), "x").totalLength, lines.map(parsePostingLine));
     const plan = planQuery(["chair", "table"], "red");
     expect(back.search(plan)).toEqual(index.search(plan));

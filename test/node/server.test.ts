@@ -14,6 +14,7 @@ import { freePort, waitFor } from "../../tools/processes.js";
 import { runScript } from "../cli.js";
 import { cliWorkspace, writeSyntheticWands } from "../fixtures.js";
 import { dumpDom, findChromium, screenshot } from "../support/chromium.js";
+import { openPage } from "../support/chromium-page.js";
 
 describe("npm start", () => {
   const synth = writeSyntheticWands(150);
@@ -169,6 +170,45 @@ describe("npm start", () => {
         expect(png.readUInt32BE(16)).toBe(width);
         expect(png.length).toBeGreaterThan(15_000);
       }
+    }
+  });
+
+  it.skipIf(!chromium)("offers suggestions under the search box: a combobox and listbox, arrow keys, Escape and Enter", async () => {
+    const page = await openPage(chromium as string, `${url}/`, { width: 1000, height: 700 });
+    const q = `document.getElementById("q")`;
+    const options = `[...document.querySelectorAll("#suggestions [role=option]")]`;
+    try {
+      await page.waitFor(`document.activeElement === ${q}`);
+      expect(
+        await page.evaluate(`[${q}.getAttribute("role"), ${q}.getAttribute("aria-controls"), document.getElementById("suggestions").getAttribute("role")]`),
+      ).toEqual(["combobox", "suggestions", "listbox"]);
+      await page.type("wood ch");
+      await page.waitFor(`!document.getElementById("suggestions").hidden`);
+      const texts = await page.evaluate<string[]>(`${options}.map((o) => o.dataset.text)`);
+      const api = (await (await fetch(`${url}/v1/suggest?q=wood%20ch&limit=8`)).json()) as { suggestions: Array<{ text: string }> };
+      expect(texts).toEqual(api.suggestions.map((s) => s.text));
+      expect(texts.length).toBeGreaterThan(1);
+      const state = `[${q}.getAttribute("aria-expanded"), ${q}.getAttribute("aria-activedescendant"), ${options}.filter((o) => o.getAttribute("aria-selected") === "true").map((o) => o.id)]`;
+      await page.press("ArrowDown");
+      await page.press("ArrowDown");
+      expect(await page.evaluate(state)).toEqual(["true", "suggestion-1", ["suggestion-1"]]);
+      await page.press("ArrowUp");
+      expect(await page.evaluate(state)).toEqual(["true", "suggestion-0", ["suggestion-0"]]);
+      const dir = process.env.COGR_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "cogr-shots-"));
+      mkdirSync(dir, { recursive: true });
+      await page.screenshot(join(dir, "search-suggestions-desktop.png"));
+      await page.press("Escape");
+      expect(await page.evaluate(`[document.getElementById("suggestions").hidden, ${q}.getAttribute("aria-expanded"), ${q}.value]`)).toEqual([
+        true,
+        "false",
+        "wood ch",
+      ]);
+      await page.press("ArrowDown");
+      await page.press("Enter");
+      await page.waitFor(`new URLSearchParams(location.search).get("q") === ${JSON.stringify(texts[0])}`);
+      await page.waitFor(`/results? for/.test(document.getElementById("meta").textContent)`);
+    } finally {
+      await page.close();
     }
   });
 

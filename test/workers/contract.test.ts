@@ -67,7 +67,7 @@ async function expectStatus(status: number, path: string, opts: Opts = {}) {
   return conforms(res, path, method);
 }
 
-const DATA_PATHS = ["/v1/search?q=chair", "/v1/items/1", "/v1/rounds", "/v1/compare?q=chair", "/v1/items/1/rounds"] as const;
+const DATA_PATHS = ["/v1/search?q=chair", "/v1/suggest?q=ch", "/v1/items/1", "/v1/rounds", "/v1/compare?q=chair", "/v1/items/1/rounds"] as const;
 const ALL_PATHS = [...DATA_PATHS, "/healthz", "/readyz", "/openapi.json", "/", "/compare", "/items/1"] as const;
 /** What reads storage once a round is published, and so is limited and can fail with it: the data routes and the item page. */
 const SERVED_PATHS = [...DATA_PATHS, "/items/1"] as const;
@@ -76,6 +76,7 @@ describe("before any round is published", () => {
   it("answers 503 with Retry-After on search and items, an empty list of rounds, and readiness 503", async () => {
     expect((await expectStatus(503, "/v1/search?q=chair")).title).toBe("No round published");
     await expectStatus(503, "/v1/items/1");
+    await expectStatus(503, "/v1/suggest?q=ch");
     await expectStatus(503, "/v1/compare?q=chair");
     await expectStatus(503, "/v1/items/1/rounds");
     expect((await expectStatus(200, "/v1/rounds")).rounds).toEqual([]);
@@ -95,6 +96,7 @@ describe("over a published round", () => {
     expect(found.results).toHaveLength(3);
     await expectStatus(200, `/v1/items/${found.results[0].id}`);
     expect((await expectStatus(200, "/v1/rounds")).rounds).toHaveLength(1);
+    expect((await expectStatus(200, "/v1/suggest?q=wood%20ch&limit=3")).suggestions).toHaveLength(3);
     expect(await expectStatus(200, "/readyz")).toEqual({ status: "ready", round: 0, checks: { catalog: "ok", shards: "ok", kv: "ok" } });
     const compared = await expectStatus(200, "/v1/compare?q=wood%20chair&limit=3");
     expect(compared.sides.map((s: { kind: string }) => s.kind)).toEqual(["round", "bm25"]);

@@ -14,6 +14,7 @@ import { resetBreakers } from "../../workers/search/llm-breaker.js";
 import { postingLru } from "../../workers/search/middleware/services.js";
 import { dfBucketLru } from "../../workers/search/query-df.js";
 import { clearReadyCache } from "../../workers/search/routes/ready.js";
+import { clearPopularQueriesCache, suggestBucketLru } from "../../workers/search/suggest.js";
 import type { TestRounds } from "../support/test-rounds.js";
 import { type WireRound, wireSource } from "../support/wire-round.js";
 
@@ -56,6 +57,8 @@ export function clearIsolateCaches(opts: { keepGenerators?: boolean } = {}): voi
   dfBucketLru.clear();
   resetBreakers();
   clearReadyCache();
+  suggestBucketLru.clear();
+  clearPopularQueriesCache();
   if (!opts.keepGenerators) clearGeneratorCache();
 }
 

@@ -28,10 +28,12 @@ import { comparePageRoute, itemPageRoute, mountPage, pageRoute } from "./routes/
 import { mountReady, readyRoute } from "./routes/ready.js";
 import { mountRounds, roundsRoute } from "./routes/rounds.js";
 import { mountSearch, searchRoute } from "./routes/search.js";
+import { mountSuggest, suggestRoute } from "./routes/suggest.js";
 
 /** Every operation, for the 405 table here and for the contract tests. */
 export const ROUTES: readonly RouteConfig[] = [
   searchRoute,
+  suggestRoute,
   itemRoute,
   roundsRoute,
   feedbackRoute,
@@ -45,7 +47,7 @@ export const ROUTES: readonly RouteConfig[] = [
   itemRoundsRoute,
   ...Object.values(adminRoutes),
 ];
-const MOUNTS = [mountSearch, mountCompare, mountItems, mountRounds, mountFeedback, mountHealth, mountReady, mountOpenApi, mountPage, mountAdmin];
+const MOUNTS = [mountSearch, mountSuggest, mountCompare, mountItems, mountRounds, mountFeedback, mountHealth, mountReady, mountOpenApi, mountPage, mountAdmin];
 
 /** OpenAPI's /v1/items/{id} → Hono's /v1/items/:id */
 export const honoPath = (openApiPath: string) => openApiPath.replaceAll(/\{([^}]+)\}/g, ":$1");

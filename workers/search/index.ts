@@ -5,12 +5,13 @@ import type { Env } from "./bindings.js";
 import { enforceGuardrails } from "./experiments/guardrails.js";
 import { enforceRetention } from "./experiments/retention.js";
 import { ExperimentStore } from "./experiments/store.js";
+import { refreshPopularQueries } from "./suggest-queries.js";
 
 const app = createApp();
 
 /**
  * The cron handler: evaluates the running experiment's guardrails (rollback, or pause), keeps the KV mirror in step
- * with D1, and deletes events older than the retention window.
+ * with D1, deletes events older than the retention window, and refreshes the popular queries suggestions offer.
  */
 export async function scheduled(env: Env, now = Date.now()): Promise<void> {
   const store = new ExperimentStore(env.CATALOG, env.CACHE);
@@ -23,6 +24,8 @@ export async function scheduled(env: Env, now = Date.now()): Promise<void> {
   const kept = await enforceRetention(env.EVENTS, env.EVENTS_RETENTION_DAYS, now);
   if (kept.searches + kept.feedback > 0)
     console.log(`retention: deleted ${kept.searches} searches and ${kept.feedback} feedback events older than ${new Date(kept.cutoff).toISOString()}`);
+  // Suggestions' popular queries, rebuilt at most hourly; a failure leaves the last ones (or none) and the cron's other work done.
+  await refreshPopularQueries(env.EVENTS, env.CACHE, now).catch((e) => console.warn("popular queries not refreshed:", (e as Error).message));
 }
 
 export default {

@@ -1,6 +1,6 @@
 /**
  * The search pipeline: keywords → posting blocks (LRU → KV → D1, at most
- * one D1 query per shard) → core's union + BM25 (then the related tail past
+ * one D1 query per shard) → core's union + block-max top-k BM25 (core/topk.ts; the related tail past
  * I_ret(q), when the page reaches it) → the page's item rows.
  * Ranking is core's `executeQuery`, so results equal the trainer's.
  */
@@ -14,6 +14,7 @@ import { firstPassPlan, NO_HINTS, type SearchHints, searchHints } from "../../co
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
+import { executeTopK } from "../../core/topk.js";
 import type { Catalog, ItemRow } from "./catalog.js";
 import { facetCounts, type Narrowing, narrows, prepareNarrowing } from "./facets.js";
 import type { QueryKeywords } from "./keywords.js";
@@ -69,13 +70,15 @@ export async function runSearch(
     narrowing && deps.kv ? prepareNarrowing(deps.kv, round, narrowing) : null,
   ]);
   const keep = narrowed?.keep ?? undefined;
-  const fetched = postingsFromBlocks(plan, blocks, page.offset + page.limit, keep);
-  const { total, hits, related, retrieved } = executeQuery(plan, fetched, round.stats, {
+  // Block-max top-k (core/topk.ts): the reference's page exactly, scoring only what can reach it; filters narrow I_ret(q) first.
+  const ranked = executeTopK(plan, blocks, round.stats, {
     ...page,
     related: true,
-    filter: keep,
+    ...(keep ? { filter: keep } : {}),
     keepRetrieved: (narrowed?.facets.length ?? 0) > 0,
   });
+  const { total, hits, related, retrieved } = ranked.page;
+  const fetched = opts.explain ? ranked.fetched() : null;
   const rows = await deps.catalog.itemsByOrdinal(
     round,
     hits.map((h) => h.item),
@@ -83,12 +86,12 @@ export async function runSearch(
   const results = hits.map((h) => {
     const r = rowAt(rows, round, h.item);
     const result: SearchResult = { id: r.id, name: r.name, class: r.class, score: h.score, related: h.related === true };
-    return opts.explain ? { ...result, explain: explainHit(plan, fetched, round.stats, h.item, r) } : result;
+    return fetched ? { ...result, explain: explainHit(plan, fetched, round.stats, h.item, r) } : result;
   });
   // I_ret(q) as a sorted list, built only if asked (the workbench's P/R/F1), never on a plain search.
   let set: Uint32Array | null = null;
   const retrieves = (o: number) => {
-    set ??= unionPostings(fetched.keywords.values());
+    set ??= unionPostings(ranked.fetched().keywords.values());
     return indexOfSorted(set, o) >= 0;
   };
   return { total, related: related ?? null, results, retrieves, ...(narrowed && retrieved ? { facets: facetCounts(narrowed, retrieved) } : {}) };

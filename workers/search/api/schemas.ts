@@ -9,7 +9,7 @@ import { SERVING_LIMITS } from "../limits.js";
 import { FacetCounts, FilterFields } from "./facet-schemas.js";
 
 /** A non-negative decimal integer as a query string carries it: digits only, no sign, exponent or fraction. */
-function intParam(name: string, min: number, max: number, fallback: number) {
+export function intParam(name: string, min: number, max: number, fallback: number) {
   const range = `${name} must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? "∞" : max}`;
   return z
     .string()

@@ -8,6 +8,7 @@
 import { SERVING_LIMITS } from "../limits.js";
 import { FACET_SIDEBAR_BODY, FACET_SIDEBAR_SCRIPT, FACET_SIDEBAR_STYLE } from "./facet-sidebar.js";
 import { htmlDocument } from "./shell.js";
+import { SUGGEST_BOX_HTML, SUGGEST_BOX_SCRIPT, SUGGEST_BOX_STYLE } from "./suggest-box.js";
 
 export const SEARCH_PAGE = htmlDocument({
   title: "cogr-edge search",
@@ -15,10 +16,10 @@ export const SEARCH_PAGE = htmlDocument({
   ol { padding-left: 1.6rem; }
   li { margin: .45rem 0; }
   li.related-head { list-style: none; margin: 1rem 0 .3rem -1.6rem; color: #555; border-top: 1px solid #ddd; padding-top: .5rem; }
-  nav.pager { display: flex; gap: .5rem; margin-top: 1rem; }${FACET_SIDEBAR_STYLE}`,
+  nav.pager { display: flex; gap: .5rem; margin-top: 1rem; }${FACET_SIDEBAR_STYLE}${SUGGEST_BOX_STYLE}`,
   body: `<h1>cogr-edge</h1>
 <form id="form" action="/" method="get" role="search">
-  <input id="q" name="q" type="search" maxlength="256" placeholder="Search products, e.g. armchair" autofocus>
+  ${SUGGEST_BOX_HTML}
   <button type="submit">Search</button>
 </form>
 <p id="meta"></p>
@@ -29,7 +30,7 @@ export const SEARCH_PAGE = htmlDocument({
 ${FACET_SIDEBAR_BODY}
 <ol id="results"></ol>
 <nav class="pager"><button id="prev" hidden>Previous</button><button id="next" hidden>Next</button><a id="compare" hidden>Compare rounds for this query</a></nav>`,
-  script: `
+  script: `${SUGGEST_BOX_SCRIPT}
   var PAGE_SIZE = 20;
   var params = new URLSearchParams(location.search);
   var q = params.get("q") || "";
