@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { blockKeywordPosting, blockWordPosting, type PostingBlock } from "../../core/blocks.js";
+import { blockKeywordPosting, blockWordPosting, type PostingBlock, postingsFromBlocks } from "../../core/blocks.js";
 import { KeywordIndex } from "../../core/inverted-index.js";
 import { encodeWordPosting } from "../../core/postings.js";
 import { executeQuery, planQuery, type QueryPlan } from "../../core/retrieve.js";
@@ -130,6 +130,29 @@ describe("block-max top-k", () => {
         },
       ),
       { numRuns: 400 },
+    );
+  });
+
+  it("under a filter (core/filters.ts), gives the reference's filtered page, total and retrieved set bit for bit (property)", () => {
+    fc.assert(
+      fc.property(
+        rows,
+        fc.subarray(VOCAB, { maxLength: 4 }),
+        fc.constantFrom("", "red", "sofa", "red chair"),
+        fc.integer({ min: 2, max: 5 }),
+        fc.record({ limit: fc.integer({ min: 1, max: 10 }), offset: fc.integer({ min: 0, max: 20 }), related: fc.boolean() }),
+        (items, generated, raw, mod, page) => {
+          const index = KeywordIndex.build(items.map((r, j) => ({ id: String(j), ...r })));
+          const plan = planQuery(generated, raw);
+          const filter = (o: number) => o % mod !== 0;
+          const opts = { ...page, filter, keepRetrieved: true };
+          const reference = executeQuery(plan, postingsFromBlocks(plan, blocked(index, plan, 16_384, 4), page.offset + page.limit, filter), index, opts);
+          const got = executeTopK(plan, blocked(index, plan, 16_384, 4), index, opts, { smallSet: 0, chunk: 3 });
+          expect(got.page).toEqual(reference);
+          expect(got.page.hits.every((h) => filter(h.item))).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 
