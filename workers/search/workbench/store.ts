@@ -1,18 +1,17 @@
 /**
  * The workbench's reads and writes (drizzle over CATALOG, and EVENTS for the
- * frequent queries): labels merged with judgments, query sets, BM25 runs and
- * item details. A label is the file's (`npm run labels`) unless a judgment
- * made after the file was loaded says otherwise; among raters the newest
- * judgment stands.
+ * frequent queries): labels merged with judgments (core/labels.ts), query
+ * sets, BM25 runs and item details.
  */
 import { desc, eq, isNotNull, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import { type Grade, mergeLabels } from "../../../core/labels.js";
 import { labels } from "../schema/catalog.js";
 import { searches } from "../schema/events.js";
 import { bm25Runs, itemDetails, judgments, querySets } from "../schema/workbench.js";
 import { fromD1 } from "../storage.js";
 
-export type Grade = "Exact" | "Partial" | "Irrelevant";
+export type { Grade };
 export type Labels = Map<string, Grade>;
 
 export interface Bm25Run {
@@ -27,30 +26,6 @@ export interface Bm25Run {
 export const BUILT_IN_SETS = ["labelled", "frequent"] as const;
 
 const inJson = (values: readonly string[]) => sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
-
-/** File labels and judgments of one query → its labels: a judgment newer than the file's row wins, else the file. */
-export function mergeLabels(
-  file: ReadonlyArray<{ itemId: string; label: Grade; loadedAt: string | null }>,
-  judged: ReadonlyArray<{ itemId: string; label: Grade; judgedAt: string }>,
-): Labels {
-  const newest = new Map<string, { label: Grade; judgedAt: string }>();
-  for (const j of judged) {
-    const seen = newest.get(j.itemId);
-    if (!seen || j.judgedAt > seen.judgedAt) newest.set(j.itemId, j);
-  }
-  const out: Labels = new Map();
-  const loaded = new Map<string, string | null>();
-  for (const f of file) {
-    out.set(f.itemId, f.label);
-    loaded.set(f.itemId, f.loadedAt);
-  }
-  for (const [id, j] of newest) {
-    const at = loaded.get(id);
-    // No file row, or one loaded before this judgment (or before load times were kept): the judgment stands.
-    if (at === undefined || at === null || j.judgedAt > at) out.set(id, j.label);
-  }
-  return out;
-}
 
 export class WorkbenchStore {
   private readonly db;
