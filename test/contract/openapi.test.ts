@@ -79,6 +79,7 @@ describe("the OpenAPI document", () => {
       "query",
       "keywords",
       "keywordSource",
+      "corrected",
       "total",
       "related",
       "results",
