@@ -22,9 +22,13 @@ export function jaccardAt<T>(a: readonly T[], b: readonly T[], k: number): numbe
   return union === 0 ? 1 : both / union;
 }
 
-/** RBO_ext at depth k (lists shorter than k are read to their end); 1 when both are empty. */
-export function rboAt<T>(a: readonly T[], b: readonly T[], k: number, p: number = OVERLAP_LIMITS.rboPersistence): number {
+/**
+ * RBO_ext at depth k; 1 when both are empty. Rankings that end before k are read to the longer one's end
+ * (so two identical 30-item rankings agree fully at 100, rather than being charged for the 70 ranks neither has).
+ */
+export function rboAt<T>(a: readonly T[], b: readonly T[], depth: number, p: number = OVERLAP_LIMITS.rboPersistence): number {
   if (a.length === 0 && b.length === 0) return 1;
+  const k = Math.min(depth, Math.max(a.length, b.length));
   const seenA = new Set<T>();
   const seenB = new Set<T>();
   let overlap = 0;
