@@ -1,13 +1,14 @@
 /**
  * The evaluation's BM25 baseline (training/evaluate.ts, as `npm run eval --
  * --method bm25` computes it: BM25 over the item text, the cutoff that
- * maximises macro F1 on the training queries of the newest round's split,
- * paper §4.1) run over given queries, for the workbench's `bm25` side.
+ * maximises macro F1 on the training queries of the newest round's split, or
+ * before any round exists the default split round 0 is built with, paper §4.1) run over given queries, for the workbench's `bm25` side.
  * Serving holds no item-text postings, so each query's ranking is computed
  * here and stored in the catalogue's bm25_runs table.
  */
 import { keywordWords, normalizeKeyword } from "../../core/normalize.js";
 import { planQuery } from "../../core/retrieve.js";
+import { SPLIT_DEFAULTS, splitQueries } from "../../core/split.js";
 import { type DataSource, loadDataset } from "../../training/data/dataset.js";
 import type { Query } from "../../training/data/types.js";
 import { buildTextIndex, evaluateBm25, toEvalQueries } from "../../training/evaluate.js";

@@ -1,11 +1,14 @@
 /**
  * The judge's part of the compare page: the token field (kept for the tab in
- * sessionStorage, never in a cookie or the URL) and each row's Exact, Partial
+ * sessionStorage, never in a cookie; a judge link's #judge= fragment is moved there and off the URL) and each row's Exact, Partial
  * and Irrelevant buttons, which POST /v1/judgments with the token as a bearer.
  * Without a token no button is shown: the page is read-only.
  */
 export const JUDGE_HELPERS = `
   var TOKEN_KEY = "cogr-judge-token";
+  // A judge link (/compare?q=…#judge=TOKEN): the fragment never reaches a server; it moves into this tab's storage and off the URL.
+  var fromLink = /^#judge=(.+)$/.exec(location.hash);
+  if (fromLink) { sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(fromLink[1])); history.replaceState(null, "", location.pathname + location.search); }
   var judgeToken = sessionStorage.getItem(TOKEN_KEY) || "";
   el("token").value = judgeToken;
   el("token").addEventListener("change", function () {
