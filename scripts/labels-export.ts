@@ -76,6 +76,6 @@ runCli(async () => {
   if (products) copyFileSync(products, join(args.out, "product.csv"));
   console.log(
     `${labelRows.length} labels for ${texts.length} queries (${judged.length} judgments merged) exported to ${args.out}` +
-      (products ? " with product.csv: COGR_DATA=" + args.out + " trains and evaluates on them" : ": pass --queries/--labels to npm run eval"),
+      (products ? ` with product.csv: COGR_DATA=${args.out} trains and evaluates on them` : ": pass --queries/--labels to npm run eval"),
   );
 });

@@ -29,11 +29,15 @@ export interface Bm25Baseline {
 /** The baseline over COGR_DATA, tuned on the newest round's training queries; a reason instead when it cannot be. */
 export async function bm25Baseline(src: DataSource): Promise<Bm25Baseline | { skipped: string }> {
   const rounds = listRounds();
-  const splitRound = rounds[rounds.length - 1];
-  if (splitRound === undefined)
-    return { skipped: "no round built yet (npm run build-round -- --round 0, or npm start), so no training split to tune BM25's cutoff on" };
-  const split = readManifest(roundDir(splitRound)).split;
+  const newest = rounds[rounds.length - 1];
   const dataset = await loadDataset(src.dir);
+  // Before any round is built (`npm run labels` ahead of `npm start`): the split round 0 is built with by default.
+  const ids = dataset.queries.map((q) => q.id);
+  const split =
+    newest === undefined
+      ? splitQueries(ids, SPLIT_DEFAULTS.seed, Math.min(SPLIT_DEFAULTS.devQueries, Math.floor(ids.length / 4)))
+      : readManifest(roundDir(newest)).split;
+  const splitRound = newest ?? 0;
   const byId = new Map(dataset.queries.map((q) => [q.id, q]));
   const train = split.train.map((id) => byId.get(id)).filter((q): q is Query => q !== undefined);
   if (train.length === 0) return { skipped: `round ${splitRound}'s split has no training queries to tune BM25's cutoff on` };
