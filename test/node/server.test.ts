@@ -124,10 +124,14 @@ describe("npm start", () => {
     const dom = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent(q)}`);
     expect(dom).not.toMatch(/<b>x<\/b>/);
     expect(dom).toMatch(/“&lt;b&gt;x&lt;\/b&gt; wood chair” · no relevance labels/);
-    // One round published: round 0 against the evaluation's BM25, which has no run stored for this query.
-    expect(dom).toMatch(/<h2>left: round 0 · ranker keywords<\/h2>[\s\S]*<h2>right: BM25 over the item text<\/h2><p class="stats">No BM25 run stored/);
+    // One round published: round 0 against the evaluation's BM25, whose run `npm run query-set` stored for this query.
+    expect(dom).toMatch(/<h2>left: round 0 · ranker keywords<\/h2>[\s\S]*<h2>right: BM25 over the item text, cutoff \d+ tuned on \d+ training queries<\/h2>/);
     expect(dom).toMatch(/retrieved set: \d+ items \(those sharing a keyword with the query, \|I_ret\(q\)\|\)/);
-    expect(dom).toMatch(/<td class="num">#1<\/td><td class="num new">new<\/td><td class="num">–<\/td>/);
+    expect(dom).toMatch(/<tr><td class="num">#1<\/td><td class="num (up|down|new|gone|)">(↑\d+|↓\d+|new|gone|=)<\/td><td class="num">(#\d+|–)<\/td>/);
+    // A query no set holds: BM25 says it has no run, and every row is new on the left.
+    const unrun = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("sofa for kids")}`);
+    expect(unrun).toMatch(/<h2>right: BM25 over the item text<\/h2><p class="stats">No BM25 run stored for this query/);
+    expect(unrun).toMatch(/<td class="num">#1<\/td><td class="num new">new<\/td><td class="num">–<\/td>/);
     expect(dom).not.toMatch(/>Exact<\/button>/); // no judge token: read-only
     // A labelled query (the synthetic catalogue's first): labels, P/R/F1 and NDCG per side, BM25's stored run, rows aligned.
     const labelled = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("wood chair")}`);
@@ -148,7 +152,7 @@ describe("npm start", () => {
     expect(judging).not.toMatch(/<b>x<\/b>/);
     // The query-set page: the paired summary, rows that open /compare, markup in a query shown as text.
     const set = dumpDom(chromium as string, `${url}/queries?set=inj`);
-    expect(set).toMatch(/Set “inj”: 2 queries, 1 with labels and metrics on both sides/);
+    expect(set).toMatch(/Set “inj”: 2 queries, 1 with a relevant item and metrics on both sides/);
     expect(set).toMatch(/<th>NDCG@10<\/th><td class="n">\d\.\d{3}<\/td>/);
     expect(set).toMatch(/<a href="\/compare\?q=%3Cb%3Ex%3C%2Fb%3E\+wood\+chair&amp;a=0&amp;b=bm25">&lt;b&gt;x&lt;\/b&gt; wood chair<\/a>/);
     expect(set).not.toMatch(/<b>x<\/b>/);

@@ -141,7 +141,7 @@ export const QuerySetResponse = z
           delta: z
             .object({ f1: z.number(), ndcg10: z.number(), ndcg100: z.number() })
             .nullable()
-            .openapi({ description: "a − b; null without metrics on both sides." }),
+            .openapi({ description: "a − b; null without metrics on both sides, or when no item is relevant (left out, as npm run eval does)." }),
         }),
       )
       .openapi({ description: "Sorted by delta of NDCG@10, worst for a first; queries without a delta last." }),

@@ -11,7 +11,8 @@ export const ITEM_PAGE = htmlDocument({
   table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
   th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bottom: 1px solid #e3e3e3; }
   th { font-weight: 600; color: #444; width: 6rem; }
-  .chip.new { background: #d4f4dd; color: #0a5a2a; }`,
+  .chip.new { background: #d4f4dd; color: #0a5a2a; }
+  #details dt { font-weight: 600; margin-top: .4rem; } #details dd { margin: 0 0 0 1rem; }`,
   body: `<h1 id="name">Item</h1>
 <p id="meta" class="cls"></p>
 <p id="error" role="alert"></p>

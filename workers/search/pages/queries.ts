@@ -84,7 +84,7 @@ export const QUERIES_PAGE = htmlDocument({
       el("sum").appendChild(tr);
     });
     el("summary").hidden = false;
-    el("meta").textContent = "Set \\u201c" + c.set + "\\u201d: " + c.size + " queries, " + c.summary.ndcg10.queries + " with labels and metrics on both sides; worst for the left side first. A row opens the query in Compare.";
+    el("meta").textContent = "Set \\u201c" + c.set + "\\u201d: " + c.size + " queries, " + c.summary.ndcg10.queries + " with a relevant item and metrics on both sides; worst for the left side first. A row opens the query in Compare.";
     renderRows();
   }
   el("complete").addEventListener("change", function () { if (last) renderRows(); });

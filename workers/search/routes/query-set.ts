@@ -51,8 +51,9 @@ async function evaluateQuery(c: Context<ServicesEnv>, sides: [Side, Side], q: st
     }),
   );
   const [a, b] = perSide as [(typeof perSide)[number], (typeof perSide)[number]];
+  // As `npm run eval` leaves out a query with no relevant item, so does the delta (both sides would score 0).
   const delta = (x: SideMetrics | null, y: SideMetrics | null) =>
-    x && y ? { f1: x.f1 - y.f1, ndcg10: x.ndcg10 - y.ndcg10, ndcg100: x.ndcg100 - y.ndcg100 } : null;
+    x && y && x.relevant > 0 ? { f1: x.f1 - y.f1, ndcg10: x.ndcg10 - y.ndcg10, ndcg100: x.ndcg100 - y.ndcg100 } : null;
   return { query: q, labelled: labels.size > 0, a, b, delta: delta(a.metrics, b.metrics) };
 }
 
@@ -74,7 +75,7 @@ export function mountQuerySet(app: ApiApp) {
       rows.push(...(await Promise.all(batch.map((q) => evaluateQuery(c, sides, q, labels.get(q) ?? new Map(), runs.get(q))))));
     }
     const paired = (metric: "f1" | "ndcg10" | "ndcg100") =>
-      pairedSummary(rows.flatMap((r) => (r.a.metrics && r.b.metrics ? [[r.a.metrics[metric], r.b.metrics[metric]] as const] : [])));
+      pairedSummary(rows.flatMap((r) => (r.delta && r.a.metrics && r.b.metrics ? [[r.a.metrics[metric], r.b.metrics[metric]] as const] : [])));
     // Worst for a first; queries without a delta after, in the set's order.
     const order = (r: (typeof rows)[number]) => r.delta?.ndcg10 ?? Number.POSITIVE_INFINITY;
     const sorted = rows.map((r, j) => ({ r, j })).sort((x, y) => order(x.r) - order(y.r) || x.j - y.j);
