@@ -127,11 +127,11 @@ describe("npm start", () => {
     // One round published: round 0 against the evaluation's BM25, whose run `npm run query-set` stored for this query.
     expect(dom).toMatch(/<h2>left: round 0 · ranker keywords<\/h2>[\s\S]*<h2>right: BM25 over the item text, cutoff \d+ tuned on \d+ training queries<\/h2>/);
     expect(dom).toMatch(/retrieved set: \d+ items \(those sharing a keyword with the query, \|I_ret\(q\)\|\)/);
-    expect(dom).toMatch(/<tr><td class="num">#1<\/td><td class="num (up|down|new|gone|)">(↑\d+|↓\d+|new|gone|=)<\/td><td class="num">(#\d+|–)<\/td>/);
+    expect(dom).toMatch(/<tr><td class="num">#1<\/td><td class="num (up|down|new|gone|)" title="[^"]+">(↑\d+|↓\d+|new|gone|=)<\/td><td class="num">(#\d+|–)<\/td>/);
     // A query no set holds: BM25 says it has no run, and every row is new on the left.
     const unrun = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("sofa for kids")}`);
     expect(unrun).toMatch(/<h2>right: BM25 over the item text<\/h2><p class="stats">No BM25 run stored for this query/);
-    expect(unrun).toMatch(/<td class="num">#1<\/td><td class="num new">new<\/td><td class="num">–<\/td>/);
+    expect(unrun).toMatch(/<td class="num">#1<\/td><td class="num new" title="[^"]+">new<\/td><td class="num">–<\/td>/);
     expect(dom).not.toMatch(/>Exact<\/button>/); // no judge token: read-only
     // A labelled query (the synthetic catalogue's first): labels, P/R/F1 and NDCG per side, BM25's stored run, rows aligned.
     const labelled = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("wood chair")}`);
@@ -141,7 +141,7 @@ describe("npm start", () => {
     expect(labelled).toMatch(/NDCG@10 \d\.\d{3} · NDCG@100 \d\.\d{3}/);
     expect(labelled).toMatch(/judged depth: \d+ of its top 10 unjudged/);
     expect(labelled).toMatch(/Overlap of the two rankings: top 10 Jaccard \d\.\d{3}, rank-biased overlap \d\.\d{3} · top 100 Jaccard/);
-    expect(labelled).toMatch(/<td class="num (up|down|new|gone|)">(↑\d+|↓\d+|new|gone|=)<\/td>/);
+    expect(labelled).toMatch(/<td class="num (up|down|new|gone|)" title="[^"]+">(↑\d+|↓\d+|new|gone|=)<\/td>/);
     expect(labelled).toMatch(/class="badge (Exact|Partial|Irrelevant)?">(Exact|Partial|Irrelevant|unlabelled)</);
     // A judge link: the token leaves the URL for the tab's storage, and every row gets its three buttons.
     const judging = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("<b>x</b> wood chair")}#judge=${JUDGE_TOKEN}`);
