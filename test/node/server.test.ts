@@ -131,7 +131,9 @@ describe("npm start", () => {
     // One round published: round 0 against the evaluation's BM25, whose run `npm run query-set` stored for this query.
     expect(dom).toMatch(/<h2>left: round 0 · ranker keywords<\/h2>[\s\S]*<h2>right: BM25 over the item text, cutoff \d+ tuned on \d+ training queries<\/h2>/);
     expect(dom).toMatch(/retrieved set: \d+ items \(those sharing a keyword with the query, \|I_ret\(q\)\|\)/);
-    expect(dom).toMatch(/<tr><td class="num">#1<\/td><td class="num (up|down|new|gone|)" title="[^"]+">(↑\d+|↓\d+|new|gone|=)<\/td><td class="num">(#\d+|–)<\/td>/);
+    expect(dom).toMatch(
+      /<tr><td class="num">#1<\/td><td class="num (up|down|new|gone|)" title="[^"]+">(↑\d+|↓\d+|new|gone|=)<\/td><td class="num">(#\d+|–)<\/td>/,
+    );
     // A query no set holds: BM25 says it has no run, and every row is new on the left.
     const unrun = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("sofa for kids")}`);
     expect(unrun).toMatch(/<h2>right: BM25 over the item text<\/h2><p class="stats">No BM25 run stored for this query/);
