@@ -32,11 +32,12 @@ export const QUERIES_PAGE = htmlDocument({
 <p id="error" role="alert"></p>
 <div class="scroll"><table id="summary" hidden><caption class="stats">Paired over the labelled queries (a − b): mean delta with its 95 % bootstrap interval, and a sign test</caption>
 <thead><tr><th>metric</th><th class="n" id="sa">left</th><th class="n" id="sb">right</th><th class="n">delta [95 % CI]</th><th class="n">wins / losses / ties</th><th class="n">sign test p</th></tr></thead><tbody id="sum"></tbody></table></div>
-<div class="scroll"><table id="rows" hidden><thead><tr><th>query</th><th class="n">Δ NDCG@10</th><th class="n">left NDCG@10</th><th class="n">right NDCG@10</th><th class="n">Δ F1</th><th class="n">left F1</th><th class="n">right F1</th><th class="n">left retrieved set</th><th class="n">right retrieved set</th><th class="n">unjudged in top 10 (left / right)</th></tr></thead><tbody id="body"></tbody></table></div>`,
+<div class="scroll"><table id="rows" hidden><thead><tr><th>query</th><th class="n">Δ NDCG@10</th><th class="n">left NDCG@10</th><th class="n">right NDCG@10</th><th class="n">Δ F1</th><th class="n">left P / R / F1</th><th class="n">right P / R / F1</th><th class="n">left retrieved set</th><th class="n">right retrieved set</th><th class="n">unjudged in top 10 (left / right)</th></tr></thead><tbody id="body"></tbody></table></div>`,
   script: `
   var params = new URLSearchParams(location.search);
   function option(sel, value, label, chosen) { var o = text("option", label); o.value = value; if (value === chosen) o.selected = true; sel.appendChild(o); }
   function f3(x) { return x === null || x === undefined ? "\\u2013" : x.toFixed(3); }
+  function prf(m) { return m ? m.p.toFixed(2) + " / " + m.r.toFixed(2) + " / " + m.f1.toFixed(3) : "\u2013"; }
   function signed(x) { return x === null || x === undefined ? "\\u2013" : (x > 0 ? "+" : "") + x.toFixed(3); }
   function cell(tr, value, cls) { tr.appendChild(text("td", value, cls ? "n " + cls : "n")); }
   function sideParam(s) { return s.kind === "bm25" ? "bm25" : String(s.round); }
@@ -59,8 +60,8 @@ export const QUERIES_PAGE = htmlDocument({
       cell(tr, f3(r.a.metrics && r.a.metrics.ndcg10));
       cell(tr, f3(r.b.metrics && r.b.metrics.ndcg10));
       cell(tr, signed(d && d.f1), d ? (d.f1 < 0 ? "worse" : d.f1 > 0 ? "better" : "") : "");
-      cell(tr, f3(r.a.metrics && r.a.metrics.f1));
-      cell(tr, f3(r.b.metrics && r.b.metrics.f1));
+      cell(tr, prf(r.a.metrics));
+      cell(tr, prf(r.b.metrics));
       cell(tr, r.a.retrieved === null ? "no run" : String(r.a.retrieved));
       cell(tr, r.b.retrieved === null ? "no run" : String(r.b.retrieved));
       cell(tr, r.a.unjudgedTop10 + " / " + r.b.unjudgedTop10);
