@@ -17,6 +17,7 @@ export const QUERIES_PAGE = htmlDocument({
   th, td { text-align: left; padding: .3rem .45rem; border-bottom: 1px solid #e3e3e3; vertical-align: top; }
   td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
   th { color: #444; font-weight: 600; font-size: 13px; }
+  #rows td:first-child { min-width: 10rem; }
   .worse { color: #b00020; } .better { color: #0a7a3c; }
   .stats { color: #555; font-size: 13px; }`,
   body: `<h1>Query sets</h1>
@@ -32,7 +33,7 @@ export const QUERIES_PAGE = htmlDocument({
 <p id="error" role="alert"></p>
 <div class="scroll"><table id="summary" hidden><caption class="stats">Paired over the labelled queries (a − b): mean delta with its 95 % bootstrap interval, and a sign test</caption>
 <thead><tr><th>metric</th><th class="n" id="sa">left</th><th class="n" id="sb">right</th><th class="n">delta [95 % CI]</th><th class="n">wins / losses / ties</th><th class="n">sign test p</th></tr></thead><tbody id="sum"></tbody></table></div>
-<div class="scroll"><table id="rows" hidden><thead><tr><th>query</th><th class="n">Δ NDCG@10</th><th class="n">left NDCG@10</th><th class="n">right NDCG@10</th><th class="n">Δ F1</th><th class="n">left P / R / F1</th><th class="n">right P / R / F1</th><th class="n">left retrieved set</th><th class="n">right retrieved set</th><th class="n">unjudged in top 10 (left / right)</th></tr></thead><tbody id="body"></tbody></table></div>`,
+<div class="scroll"><table id="rows" hidden><thead><tr><th>query</th><th class="n">Δ NDCG@10</th><th class="n">left NDCG@10</th><th class="n">right NDCG@10</th><th class="n">Δ F1</th><th class="n">left P / R / F1</th><th class="n">right P / R / F1</th><th class="n">left retrieved set</th><th class="n">right retrieved set</th><th class="n">unjudged top 10 (left / right)</th></tr></thead><tbody id="body"></tbody></table></div>`,
   script: `
   var params = new URLSearchParams(location.search);
   function option(sel, value, label, chosen) { var o = text("option", label); o.value = value; if (value === chosen) o.selected = true; sel.appendChild(o); }
