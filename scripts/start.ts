@@ -23,7 +23,7 @@ import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
 
 const USAGE = "npm start [-- --port 8787 --state .wrangler/state]";
-const PASS_THROUGH = ["ADMIN_TOKEN", "LLM_BASE_URL", "LLM_API_KEY", "LLM_TIMEOUT_MS", "LLM_BREAKER_COOLDOWN_MS"] as const;
+const PASS_THROUGH = ["ADMIN_TOKEN", "JUDGE_TOKEN", "LLM_BASE_URL", "LLM_API_KEY", "LLM_TIMEOUT_MS", "LLM_BREAKER_COOLDOWN_MS"] as const;
 
 runCli(async () => {
   const args = parseCli({ port: { type: "string" }, state: { type: "string" } }, USAGE);

@@ -20,7 +20,8 @@ describe("npm start", () => {
   const synth = writeSyntheticWands(150);
   const artifacts = mkdtempSync(join(tmpdir(), "cogr-start-art-"));
   const state = mkdtempSync(join(tmpdir(), "cogr-start-state-"));
-  const env = { ...process.env, COGR_DATA: synth.dir, COGR_ARTIFACTS: artifacts };
+  const JUDGE_TOKEN = "judge-token-for-the-start-test-0123456789";
+  const env = { ...process.env, COGR_DATA: synth.dir, COGR_ARTIFACTS: artifacts, JUDGE_TOKEN };
   let child: ChildProcess;
   let url = "";
 
@@ -29,6 +30,14 @@ describe("npm start", () => {
     const labels = runScript("labels.ts", ["--state", state], env);
     expect(labels.stderr).toBe("");
     expect(labels.stdout).toMatch(/^\d+ labels for \d+ queries loaded into local state/);
+    // A query set whose query carries markup, for the query-set page's escaping.
+    const setFile = join(state, "set.txt");
+    writeFileSync(setFile, "<b>x</b> wood chair\nwood chair\n");
+    expect(runScript("query-set.ts", ["--name", "inj", "--file", setFile, "--state", state], env).stderr).toBe("");
+    // The CLI normalises queries (no markup survives it); a query stored with markup tests the page's own escaping.
+    const db = await localTarget(readDeployConfig(), state);
+    await db.catalog.execute(["INSERT INTO query_sets (name, position, query) VALUES ('inj', 2, '<img src=x onerror=alert(1)>')"]);
+    await db.dispose();
     const port = await freePort();
     child = spawn(join("node_modules", ".bin", "tsx"), ["scripts/start.ts", "--port", String(port), "--state", state], {
       env,
@@ -131,30 +140,58 @@ describe("npm start", () => {
     const dom = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent(q)}`);
     expect(dom).not.toMatch(/<b>x<\/b>/);
     expect(dom).toMatch(/“&lt;b&gt;x&lt;\/b&gt; wood chair” · no relevance labels/);
-    // One round published: round 0 against BM25 over its bags, each result ranked, scored and marked.
-    expect(dom).toMatch(/<h2>round 0 · ranker keywords<\/h2>[\s\S]*<h2>BM25 over round 0's bags<\/h2>/);
-    expect(dom).toMatch(/<span class="rank">#1<\/span>/);
-    expect(dom).toMatch(/class="badge( only)?">(in both|only here)</);
-    // A labelled query (the synthetic catalogue's first): labels on results, P/R/F1 per side.
+    // One round published: round 0 against the evaluation's BM25, whose run `npm run query-set` stored for this query.
+    expect(dom).toMatch(/<h2>left: round 0 · ranker keywords<\/h2>[\s\S]*<h2>right: BM25 over the item text, cutoff \d+ tuned on \d+ training queries<\/h2>/);
+    expect(dom).toMatch(/retrieved set: \d+ items \(those sharing a keyword with the query, \|I_ret\(q\)\|\)/);
+    expect(dom).toMatch(
+      /<tr><td class="num">#1<\/td><td class="num (up|down|new|gone|)" title="[^"]+">(↑\d+|↓\d+|new|gone|=)<\/td><td class="num">(#\d+|–)<\/td>/,
+    );
+    // A query no set holds: BM25 says it has no run, and every row is new on the left.
+    const unrun = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("sofa for kids")}`);
+    expect(unrun).toMatch(/<h2>right: BM25 over the item text<\/h2><p class="stats">No BM25 run stored for this query/);
+    expect(unrun).toMatch(/<td class="num">#1<\/td><td class="num new" title="[^"]+">new<\/td><td class="num">–<\/td>/);
+    expect(dom).not.toMatch(/>Exact<\/button>/); // no judge token: read-only
+    // A labelled query (the synthetic catalogue's first): labels, P/R/F1 and NDCG per side, BM25's stored run, rows aligned.
     const labelled = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("wood chair")}`);
-    expect(labelled).toMatch(/labelled: P\/R\/F1 and labels shown/);
-    expect(labelled).toMatch(/P \d\.\d{3} · R \d\.\d{3} · F1 \d\.\d{3} \(\d+ of \d+ relevant in \d+ retrieved\)/);
+    expect(labelled).toMatch(/labelled: labels, P\/R\/F1 and NDCG shown/);
+    expect(labelled).toMatch(/<h2>right: BM25 over the item text, cutoff \d+ tuned on \d+ training queries<\/h2>/);
+    expect(labelled).toMatch(/P \d\.\d{3} · R \d\.\d{3} · F1 \d\.\d{3} \(\d+ of \d+ relevant in the retrieved set\)/);
+    expect(labelled).toMatch(/NDCG@10 \d\.\d{3} · NDCG@100 \d\.\d{3}/);
+    expect(labelled).toMatch(/judged depth: \d+ of its top 10 unjudged/);
+    expect(labelled).toMatch(/Overlap of the two rankings: top 10 Jaccard \d\.\d{3}, rank-biased overlap \d\.\d{3} · top 100 Jaccard/);
+    expect(labelled).toMatch(/<td class="num (up|down|new|gone|)" title="[^"]+">(↑\d+|↓\d+|new|gone|=)<\/td>/);
     expect(labelled).toMatch(/class="badge (Exact|Partial|Irrelevant)?">(Exact|Partial|Irrelevant|unlabelled)</);
+    // A judge link: the token leaves the URL for the tab's storage, and every row gets its three buttons.
+    const judging = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent("<b>x</b> wood chair")}#judge=${JUDGE_TOKEN}`);
+    expect(judging).toMatch(/judging: each result has Exact, Partial and Irrelevant buttons/);
+    expect(judging).toMatch(
+      /<button class="small" type="button" aria-pressed="false">Exact<\/button><button class="small" type="button" aria-pressed="false">Partial<\/button>/,
+    );
+    expect(judging).not.toMatch(/<b>x<\/b>/);
+    // The query-set page: the paired summary, rows that open /compare, markup in a query shown as text.
+    const set = dumpDom(chromium as string, `${url}/queries?set=inj`);
+    expect(set).toMatch(/Set “inj”: 3 queries, 1 with a relevant item and metrics on both sides/);
+    expect(set).toMatch(/<th>NDCG@10<\/th><td class="n">\d\.\d{3}<\/td>/);
+    expect(set).toMatch(/<a href="\/compare\?q=%3Cimg\+src%3Dx\+onerror%3Dalert%281%29%3E&amp;a=0&amp;b=bm25">&lt;img src=x onerror=alert\(1\)&gt;<\/a>/);
+    expect(set).not.toMatch(/<img/);
     const item = dumpDom(chromium as string, `${url}/items/1`);
     expect(item).toMatch(/<th>round 0<\/th><td>(<span class="chip">[^<]+<\/span>)+<\/td>/);
     expect(item).toMatch(/<p id="meta" class="cls">id 1 · /);
+    expect(item).toMatch(/<dt>description<\/dt><dd>a sturdy [^<]+<\/dd><dt>color<\/dt>/);
     expect(dumpDom(chromium as string, `${url}/items/${encodeURIComponent("<i>nope</i>")}`)).toMatch(
       /id="error" role="alert">Not found: No item with id "&lt;i&gt;nope&lt;\/i&gt;"/,
     );
   });
 
-  it.skipIf(!chromium)("takes screenshots of the search, compare and item pages at desktop and mobile widths", () => {
+  it.skipIf(!chromium)("takes screenshots of the search, compare (read-only and judging), query-set and item pages at desktop and mobile widths", () => {
     const dir = process.env.COGR_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "cogr-shots-"));
     mkdirSync(dir, { recursive: true });
     const pages = {
       search: "/?q=wood%20chair",
       facets: "/?q=wood&class=Chairs,Lamps&category=Furniture",
       compare: `/compare?q=${encodeURIComponent("wood chair")}`,
+      judge: `/compare?q=${encodeURIComponent("wood chair")}#judge=${JUDGE_TOKEN}`,
+      queries: "/queries",
       item: "/items/1",
     };
     for (const [name, path] of Object.entries(pages)) {

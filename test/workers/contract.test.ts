@@ -67,8 +67,17 @@ async function expectStatus(status: number, path: string, opts: Opts = {}) {
   return conforms(res, path, method);
 }
 
-const DATA_PATHS = ["/v1/search?q=chair", "/v1/suggest?q=ch", "/v1/items/1", "/v1/rounds", "/v1/compare?q=chair", "/v1/items/1/rounds"] as const;
-const ALL_PATHS = [...DATA_PATHS, "/healthz", "/readyz", "/openapi.json", "/", "/compare", "/items/1"] as const;
+const DATA_PATHS = [
+  "/v1/search?q=chair",
+  "/v1/suggest?q=ch",
+  "/v1/items/1",
+  "/v1/rounds",
+  "/v1/compare?q=chair",
+  "/v1/items/1/rounds",
+  "/v1/query-sets",
+  "/v1/query-set?set=labelled",
+] as const;
+const ALL_PATHS = [...DATA_PATHS, "/healthz", "/readyz", "/openapi.json", "/", "/compare", "/queries", "/items/1"] as const;
 /** What reads storage once a round is published, and so is limited and can fail with it: the data routes and the item page. */
 const SERVED_PATHS = [...DATA_PATHS, "/items/1"] as const;
 
@@ -79,6 +88,7 @@ describe("before any round is published", () => {
     await expectStatus(503, "/v1/suggest?q=ch");
     await expectStatus(503, "/v1/compare?q=chair");
     await expectStatus(503, "/v1/items/1/rounds");
+    await expectStatus(503, "/v1/query-set");
     expect((await expectStatus(200, "/v1/rounds")).rounds).toEqual([]);
     const ready = await expectStatus(503, "/readyz");
     expect(ready.checks).toEqual({ catalog: "missing", shards: "ok", kv: "missing" });
@@ -101,13 +111,17 @@ describe("over a published round", () => {
     const compared = await expectStatus(200, "/v1/compare?q=wood%20chair&limit=3");
     expect(compared.sides.map((s: { kind: string }) => s.kind)).toEqual(["round", "bm25"]);
     expect((await expectStatus(200, `/v1/items/${found.results[0].id}/rounds`)).rounds).toHaveLength(1);
-    for (const path of ["/healthz", "/openapi.json", "/", "/compare", "/compare?q=chair", `/items/${found.results[0].id}`]) await expectStatus(200, path);
+    for (const path of ["/healthz", "/openapi.json", "/", "/compare", "/compare?q=chair", "/queries", `/items/${found.results[0].id}`])
+      await expectStatus(200, path);
+    expect((await expectStatus(200, "/v1/query-sets")).sets.map((s: { name: string }) => s.name)).toEqual(["labelled", "frequent"]);
+    expect((await expectStatus(200, "/v1/query-set?set=frequent&limit=5")).sides).toHaveLength(2);
   });
 
   it("answers 404 for an unknown item, in any round, and for a compare side that is not published", async () => {
     expect((await expectStatus(404, "/v1/items/no-such-item")).detail).toMatch(/no-such-item/);
     expect((await expectStatus(404, "/v1/items/no-such-item/rounds")).detail).toMatch(/no-such-item/);
     expect((await expectStatus(404, "/v1/compare?q=chair&b=42")).parameter).toBe("b");
+    expect((await expectStatus(404, "/v1/query-set?set=nope")).parameter).toBe("set");
     expect(await expectStatus(404, "/items/no-such-item")).toMatch(/^<!doctype html>/i);
   });
 
@@ -207,6 +221,23 @@ describe("feedback and the admin API", () => {
     await expectStatus(429, "/v1/feedback", { method: "POST", body: click, headers });
   });
 
+  it("judgments: 201, 400, 401, 403, 404, 429, 500 and 503", async () => {
+    const found = (await get("/v1/search?q=wood%20chair").then((r) => r.json())) as { results: Array<{ id: string }> };
+    const judgment = { query: "wood chair", itemId: found.results[0]?.id, label: "Exact" };
+    const o = { method: "POST", headers: token, body: judgment };
+    expect((await expectStatus(201, "/v1/judgments", o)).rater).toBe("admin");
+    expect((await expectStatus(400, "/v1/judgments", { ...o, body: { ...judgment, label: "Great" } })).parameter).toBe("label");
+    await expectStatus(401, "/v1/judgments", { ...o, headers: {} });
+    await expectStatus(403, "/v1/judgments", { ...o, headers: { authorization: "Bearer wrong" } });
+    expect((await expectStatus(404, "/v1/judgments", { ...o, body: { ...judgment, itemId: "no-such-item" } })).parameter).toBe("itemId");
+    await expectStatus(500, "/v1/judgments", { ...o, env: { SHARD_COUNT: "5" } });
+    await expectStatus(503, "/v1/judgments", { ...o, env: { CATALOG: failingD1() } });
+    expect((await expectStatus(503, "/v1/judgments", { ...o, env: { ADMIN_TOKEN: "" } })).title).toBe("Admin API disabled");
+    const headers = { ...token, "cf-connecting-ip": "198.51.100.78" };
+    for (let j = 0; j < env.TEST_RATE_LIMIT; j++) expect((await send("/v1/judgments", { method: "POST", headers, body: "{}" })).status).not.toBe(429);
+    await expectStatus(429, "/v1/judgments", { ...o, headers });
+  });
+
   it("admin: the lifecycle's 200s and 201, then 404 and 409", async () => {
     expect(
       (
@@ -277,7 +308,10 @@ describe("feedback and the admin API", () => {
       await expectStatus(431, op.path, { ...o, headers: { ...token, cookie: "c".repeat(9000) } });
       expect((await expectStatus(503, op.path, { ...o, env: { ADMIN_TOKEN: "" } })).title).toBe("Admin API disabled");
     }
-    for (const op of [{ method: "POST", path: "/v1/feedback", body: {} }]) {
+    for (const op of [
+      { method: "POST", path: "/v1/feedback", body: {} },
+      { method: "POST", path: "/v1/judgments", body: {} },
+    ]) {
       await expectStatus(400, `${op.path}?x=%ED%A0%80`, op);
       await expectStatus(405, op.path, { method: "DELETE" });
       await expectStatus(414, `${op.path}?pad=${"p".repeat(8200)}`, op);

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { f1FromCounts } from "../../core/metrics.js";
 import { normalizeKeyword } from "../../core/normalize.js";
+import { ndcgAt } from "../../core/overlap.js";
 import { loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
 import { wireIndex } from "../support/wire-round.js";
@@ -16,10 +17,13 @@ type Explained = { id: string; score: number; related: boolean; explain: { keywo
 type Side = {
   kind: string;
   round: number;
+  label: string;
+  available: boolean;
+  unjudgedTop10: number;
   ranker: string;
   keywords: string[];
   total: number;
-  metrics: { relevant: number; retrieved: number; hits: number; p: number; r: number; f1: number } | null;
+  metrics: { relevant: number; retrieved: number; hits: number; p: number; r: number; f1: number; ndcg10: number; ndcg100: number } | null;
   results: Array<Explained & { rank: number; inOther: boolean; label?: string | null }>;
 };
 type Compare = { query: string; labelled: boolean; sides: [Side, Side] };
@@ -81,18 +85,21 @@ describe("GET /v1/compare", () => {
     }
   });
 
-  it("compares a round with plain BM25 over its bags", async () => {
-    const { body } = await getJson<Compare>("/v1/compare?q=grey%20velvet%20sofa&a=0&b=bm25&limit=30");
+  it("compares a round with the evaluation's BM25, read from the run stored for the query", async () => {
+    const missing = (await getJson<Compare>("/v1/compare?q=grey%20velvet%20sofa&a=0&b=bm25")).body.sides[1];
+    expect([missing.kind, missing.available, missing.results, missing.metrics]).toEqual(["bm25", false, [], null]);
+    // A run as `npm run labels` stores it: ids in rank order with their BM25 scores, to max(cutoff, 100), and the cutoff.
+    const ranked = rounds.synthetic0.items.slice(0, 12).map((it, j) => [it.id, 20 - j]);
+    await env.CATALOG.prepare("INSERT INTO bm25_runs (query, ranked, cutoff, tuned_on, split_round) VALUES (?, ?, ?, ?, ?)")
+      .bind("grey velvet sofa", JSON.stringify(ranked), 5, 40, 0)
+      .run();
+    const { body } = await getJson<Compare>("/v1/compare?q=Grey%20Velvet%20Sofa&a=0&b=bm25&limit=10");
     const bm25 = body.sides[1];
-    expect(bm25.kind).toBe("bm25");
-    expect(bm25.round).toBe(0);
-    const index = wireIndex(rounds.synthetic0);
-    const words = planQuery([], "grey velvet sofa").words;
-    const page = index.search({ keywords: [], words }, { limit: 30, related: true });
-    expect(bm25.total).toBe(page.related);
-    expect(bm25.results.map((r) => [r.id, r.score])).toEqual(page.hits.map((h) => [index.ids[h.item], h.score]));
-    expect(bm25.results.length).toBeGreaterThan(0);
-    expect(bm25.results.filter((r) => r.explain.keywords.length > 0 || r.explain.words.length === 0)).toEqual([]);
+    expect([bm25.kind, bm25.round, bm25.available, bm25.ranker]).toEqual(["bm25", 0, true, "bm25"]);
+    expect(bm25.label).toBe("BM25 over the item text, cutoff 5 tuned on 40 training queries");
+    expect(bm25.total).toBe(5);
+    expect(bm25.results.map((r) => [r.id, r.score])).toEqual(ranked.slice(0, 10));
+    expect(bm25.keywords).toEqual([]);
   });
 
   it("with labels loaded, labels each result and gives each side its P/R/F1", async () => {
@@ -104,6 +111,7 @@ describe("GET /v1/compare", () => {
     const inSet = [...retrieved].slice(0, 4);
     const outside = index.ids.filter((id) => !retrieved.has(id)).slice(0, 2);
     const rows = [...inSet.slice(0, 3).map((id) => [id, "Exact"]), [inSet[3], "Irrelevant"], ...outside.map((id) => [id, "Partial"])];
+    const labelOf = new Map(rows.map(([id, l]) => [id, l]));
     await env.CATALOG.batch(
       rows.map(([id, label]) => env.CATALOG.prepare("INSERT INTO labels (query, item_id, label) VALUES (?, ?, ?)").bind(normalizeKeyword("Chair"), id, label)),
     );
@@ -111,6 +119,8 @@ describe("GET /v1/compare", () => {
     expect(body.labelled).toBe(true);
     const [round, bm25] = body.sides;
     const relevant = 5;
+    const top = index.search(planQuery(generate("chair"), "chair"), { limit: 100, related: true }).hits.map((h) => index.ids[h.item] as string);
+    const relevantIds = new Set([...inSet.slice(0, 3), ...outside] as string[]);
     expect(round.metrics).toEqual({
       relevant,
       retrieved: all.total,
@@ -118,9 +128,11 @@ describe("GET /v1/compare", () => {
       p: 3 / all.total,
       r: 3 / relevant,
       f1: f1FromCounts(3, all.total, relevant),
+      ndcg10: ndcgAt(top, relevantIds, 10),
+      ndcg100: ndcgAt(top, relevantIds, 100),
     });
-    expect(bm25.metrics?.retrieved).toBe(Math.min(all.total, bm25.total));
-    const labelOf = new Map(rows.map(([id, l]) => [id, l]));
+    expect(round.unjudgedTop10).toBe(top.slice(0, 10).filter((id) => !labelOf.has(id)).length);
+    expect(bm25.metrics).toBeNull(); // no BM25 run stored for "chair"
     for (const r of round.results) expect(r.label).toBe(labelOf.get(r.id) ?? null);
   });
 
@@ -173,7 +185,7 @@ describe("GET /v1/items/:id/rounds and the pages", () => {
     expect(statuses.at(-1)).toBe(429);
   });
 
-  it.each(["/", "/compare?q=chair", "/items/12"])("serves %s as a page whose script carries the CSP nonce", async (path) => {
+  it.each(["/", "/compare?q=chair", "/queries", "/items/12"])("serves %s as a page whose script carries the CSP nonce", async (path) => {
     const res = await get(path);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);

@@ -23,8 +23,10 @@ import { compareRoute, mountCompare } from "./routes/compare.js";
 import { feedbackRoute, mountFeedback } from "./routes/feedback.js";
 import { healthRoute, mountHealth } from "./routes/health.js";
 import { itemRoundsRoute, itemRoute, mountItems } from "./routes/items.js";
+import { judgmentRoute, mountJudgments } from "./routes/judgments.js";
 import { mountOpenApi, openapiRoute } from "./routes/openapi.js";
-import { comparePageRoute, itemPageRoute, mountPage, pageRoute } from "./routes/page.js";
+import { comparePageRoute, itemPageRoute, mountPage, pageRoute, queriesPageRoute } from "./routes/page.js";
+import { mountQuerySet, querySetRoute, querySetsRoute } from "./routes/query-set.js";
 import { mountReady, readyRoute } from "./routes/ready.js";
 import { mountRounds, roundsRoute } from "./routes/rounds.js";
 import { mountSearch, searchRoute } from "./routes/search.js";
@@ -45,9 +47,27 @@ export const ROUTES: readonly RouteConfig[] = [
   itemPageRoute,
   compareRoute,
   itemRoundsRoute,
+  queriesPageRoute,
+  querySetRoute,
+  querySetsRoute,
+  judgmentRoute,
   ...Object.values(adminRoutes),
 ];
-const MOUNTS = [mountSearch, mountSuggest, mountCompare, mountItems, mountRounds, mountFeedback, mountHealth, mountReady, mountOpenApi, mountPage, mountAdmin];
+const MOUNTS = [
+  mountSearch,
+  mountSuggest,
+  mountCompare,
+  mountItems,
+  mountRounds,
+  mountFeedback,
+  mountHealth,
+  mountReady,
+  mountOpenApi,
+  mountPage,
+  mountAdmin,
+  mountQuerySet,
+  mountJudgments,
+];
 
 /** OpenAPI's /v1/items/{id} → Hono's /v1/items/:id */
 export const honoPath = (openApiPath: string) => openApiPath.replaceAll(/\{([^}]+)\}/g, ":$1");

@@ -14,6 +14,8 @@ export interface Env {
   readonly EVENTS_RETENTION_DAYS?: string;
   /** Bearer token of the admin API (wrangler secret put ADMIN_TOKEN; .dev.vars locally); unset: /admin answers 503. */
   readonly ADMIN_TOKEN?: string;
+  /** Bearer token of the workbench's judges (POST /v1/judgments; the ADMIN_TOKEN works too); unset: judging needs the admin token. */
+  readonly JUDGE_TOKEN?: string;
   readonly SHARD_COUNT: string;
   /** OpenAI-compatible base URL of the vLLM server, e.g. http://host:8000/v1; empty disables the LLM. */
   readonly LLM_BASE_URL?: string;

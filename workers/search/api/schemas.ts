@@ -88,7 +88,7 @@ export const ItemParams = z.object({
     .openapi({ param: { name: "id", in: "path", required: true, description: "The item's id (WANDS product_id)." }, example: "1234" }),
 });
 
-const KeywordSource = z.enum(["llm", "policy", "raw"]).openapi({ description: "Which generator produced `keywords`." });
+export const KeywordSource = z.enum(["llm", "policy", "raw"]).openapi({ description: "Which generator produced `keywords`." });
 
 export const Explanation = z
   .object({
@@ -249,62 +249,7 @@ export const Problem = z
 
 export const PageHtml = z.string().openapi({ description: "An HTML page." });
 
-export const CompareQuery = z.object({
-  q: SearchQuery.shape.q,
-  a: sideParam("a", "The left side: a published round's number, or bm25. Default: the newest round."),
-  b: sideParam("b", "The right side: a published round's number, or bm25. Default: the second newest round, else bm25."),
-  limit: intParam("limit", 1, SERVING_LIMITS.limitMax, 20).openapi({ param: { name: "limit", in: "query", description: "Results per side." } }),
-});
-
-function sideParam(name: string, description: string) {
-  return z
-    .string()
-    .regex(/^(bm25|[0-9]{1,9})$/, `${name} must be a round number or bm25`)
-    .optional()
-    .openapi({ param: { name, in: "query", description }, example: "bm25" });
-}
-
-const Label = z.enum(["Exact", "Partial", "Irrelevant"]);
-
-export const CompareSide = z
-  .object({
-    kind: z.enum(["round", "bm25"]),
-    round: z.number().int().nonnegative().openapi({ description: "The round whose index answered (bm25: whose bags BM25 ran over)." }),
-    label: z.string(),
-    ranker: z.string().openapi({ description: "The round's ranker (GET /v1/rounds), or bm25." }),
-    keywords: z.array(z.string()),
-    keywordSource: KeywordSource,
-    total: z.number().int().nonnegative().openapi({ description: "A round: |I_ret(q)|. bm25: every item sharing a word of the query." }),
-    metrics: z
-      .object({
-        relevant: z.number().int().nonnegative(),
-        retrieved: z.number().int().nonnegative(),
-        hits: z.number().int().nonnegative(),
-        p: z.number(),
-        r: z.number(),
-        f1: z.number(),
-      })
-      .nullable()
-      .openapi({
-        description: "With labels loaded: P/R/F1 over I_ret(q) (bm25: over its top results, as many as the other side's |I_ret(q)|). null without labels.",
-      }),
-    results: z.array(
-      SearchResult.extend({
-        rank: z.number().int().positive(),
-        inOther: z.boolean().openapi({ description: "The other side's results hold this item too." }),
-        label: Label.nullable().optional().openapi({ description: "With labels loaded: the item's label for this query, null when unlabelled." }),
-      }),
-    ),
-  })
-  .openapi("CompareSide");
-
-export const CompareResponse = z
-  .object({
-    query: z.string(),
-    labelled: z.boolean().openapi({ description: "Whether relevance labels are loaded for this query." }),
-    sides: z.array(CompareSide).length(2),
-  })
-  .openapi("CompareResponse");
+// The workbench's schemas (compare, query sets, judgments) are in workbench-schemas.ts.
 
 export const ItemRounds = z
   .object({
@@ -315,5 +260,9 @@ export const ItemRounds = z
     rounds: z
       .array(z.object({ round: z.number().int().nonnegative(), keywords: z.array(z.string()) }))
       .openapi({ description: "S_i in each published round holding the item, newest first." }),
+    details: z
+      .object({ description: z.string(), features: z.array(z.tuple([z.string(), z.string()])) })
+      .nullable()
+      .openapi({ description: "The item's description and features ([name, value]), as `npm run labels` loaded them; null when not loaded." }),
   })
   .openapi("ItemRounds");

@@ -1,109 +1,61 @@
 /**
  * GET /v1/compare?q=&a=&b=&limit= — the relevance workbench's data: one
- * query through two sides, each a published round or plain BM25 (over the
- * other side's round's bags), with every result explained and marked when
- * the other side shows it too. With labels loaded (`npm run labels`), each
- * result carries its label and each side the query's P/R/F1: over I_ret(q)
- * for a round, over the top |I_ret(q)| of the other side's round for BM25 (the
- * same depth, since plain BM25 has no set of its own).
+ * query through two sides, each a published round or `bm25` (the
+ * evaluation's BM25 over the item text, workbench/sides.ts), every round
+ * result explained and marked when the other side shows it too. The rows are
+ * aligned by item with each one's rank change, and the two rankings' overlap
+ * at 10 and 100 is given as Jaccard and rank-biased overlap (core/overlap.ts).
+ * With labels (file labels and judgments, workbench/store.ts), results carry
+ * their label and sides P/R/F1, NDCG@10/@100 and their unjudged top 10.
  */
 import { createRoute } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { ServingManifest } from "../../../core/contract.js";
-import { f1FromCounts } from "../../../core/metrics.js";
 import { normalizeKeyword } from "../../../core/normalize.js";
-import { KEYWORD_RANKER, rankerName } from "../../../core/ranker.js";
+import { jaccardAt, rankChange, rboAt } from "../../../core/overlap.js";
 import type { ApiApp } from "../api/app-type.js";
 import { DATA_ROUTE, json, problems } from "../api/responses.js";
-import { CompareQuery, CompareResponse } from "../api/schemas.js";
-import { Problem } from "../errors.js";
-import { queryKeywords } from "../keywords.js";
-import type { ServicesEnv } from "../middleware/services.js";
-import { rankedOrdinals, runSearch } from "../pipeline.js";
+import { CompareQuery, CompareResponse } from "../api/workbench-schemas.js";
+import { pickSides, rankedIds, runSide, type SideRun, sideLabel, sideMetrics, sideRanker, unjudgedTop10 } from "../workbench/sides.js";
+import { WorkbenchStore } from "../workbench/store.js";
 
 export const compareRoute = createRoute({
   method: "get",
   path: "/v1/compare",
   operationId: "compare",
-  summary: "One query through two rounds, or a round and BM25, side by side",
+  summary: "One query through two rounds, or a round and the evaluation's BM25, side by side",
   description:
-    "Each side is a published round (`a`, `b`: round numbers; default the newest two) or `bm25`: plain BM25 over the other side's round's bags, no keywords. " +
-    "Results are explained (as with explain=1 on /v1/search) and say whether the other side shows them. With relevance labels loaded (`npm run labels`), results carry their label and sides their P/R/F1.",
+    "Each side is a published round (`a`, `b`: round numbers; default the newest two) or `bm25`: the evaluation's BM25 over the item text with the cutoff tuned on the training queries, " +
+    "as `npm run labels` / `npm run query-set` stored it for the query. Round results are explained (as with explain=1 on /v1/search); rows are aligned by item with rank changes, " +
+    "and the rankings' overlap at 10 and 100 is given. With labels (file labels, judgments), results carry their label and sides P/R/F1 and NDCG.",
   tags: ["workbench"],
   request: { query: CompareQuery },
   responses: { 200: json("Both sides.", CompareResponse), ...problems(...DATA_ROUTE, 404) },
 });
 
-type Side = { kind: "round"; round: ServingManifest } | { kind: "bm25"; round: ServingManifest };
-
-function pickSides(published: readonly ServingManifest[], a: string | undefined, b: string | undefined): [Side, Side] {
-  if (published.length === 0) throw new Problem("noRound", "No round is published yet: run `npm run publish -- --round N`.");
-  const byNumber = (v: string, name: string) => {
-    const r = published.find((m) => String(m.round) === v);
-    if (!r) throw new Problem("notFound", `${name}: round ${v} is not published (published: ${published.map((m) => m.round).join(", ")})`, { parameter: name });
-    return r;
-  };
-  const av = a ?? String((published[0] as ServingManifest).round);
-  const bv = b ?? (published[1] ? String(published[1].round) : "bm25");
-  if (av === "bm25" && bv === "bm25") throw new Problem("invalidParameter", "a and b cannot both be bm25: BM25 runs over a round's bags", { parameter: "b" });
-  const ra = av === "bm25" ? null : byNumber(av, "a");
-  const rb = bv === "bm25" ? null : byNumber(bv, "b");
-  const base = (ra ?? rb) as ServingManifest;
-  return [ra ? { kind: "round", round: ra } : { kind: "bm25", round: base }, rb ? { kind: "round", round: rb } : { kind: "bm25", round: base }];
-}
-
-async function runSide(c: Context<ServicesEnv>, side: Side, q: string, limit: number) {
-  const { catalog, store, keywordDeps } = c.var.services;
-  const generated = side.kind === "round" ? await queryKeywords(keywordDeps, side.round, q) : { keywords: [], source: "raw" as const, corrected: null };
-  const answer = await runSearch({ store, catalog }, side.round, q, generated, { limit, offset: 0 }, { explain: true, bm25: side.kind === "bm25" });
-  return { side, generated, answer };
-}
-
-type SideRun = Awaited<ReturnType<typeof runSide>>;
-
-/** P/R/F1 of a side against the labels' relevant items: its I_ret(q), or (BM25) its first `depth` results. */
-async function sideMetrics(c: Context<ServicesEnv>, run: SideRun, q: string, relevant: readonly string[], depth: number) {
-  const ordinals = await c.var.services.catalog.ordinalsOf(run.side.round, relevant);
-  let tp = 0;
-  let retrieved: number;
-  if (run.side.kind === "round") {
-    retrieved = run.answer.total;
-    for (const o of ordinals.values()) if (run.answer.retrieves(o)) tp++;
-  } else {
-    const top = new Set(await rankedOrdinals(c.var.services.store, run.side.round, q, depth));
-    retrieved = top.size;
-    for (const o of ordinals.values()) if (top.has(o)) tp++;
-  }
-  return {
-    relevant: relevant.length,
-    retrieved,
-    hits: tp,
-    p: retrieved === 0 ? 0 : tp / retrieved,
-    r: relevant.length === 0 ? 0 : tp / relevant.length,
-    f1: f1FromCounts(tp, retrieved, relevant.length),
-  };
-}
-
 export function mountCompare(app: ApiApp) {
   app.openapi(compareRoute, async (c) => {
     const { q, a, b, limit } = c.req.valid("query");
     const [sa, sb] = pickSides(await c.var.services.catalog.publishedRounds(), a, b);
-    const [ra, rb] = await Promise.all([runSide(c, sa, q, limit), runSide(c, sb, q, limit)]);
-    const labels = await c.var.services.catalog.labelsOf(normalizeKeyword(q));
-    const relevant = [...labels].filter(([, l]) => l !== "Irrelevant").map(([id]) => id);
-    const describe = async (run: SideRun, other: SideRun) => {
-      const shown = new Set(other.answer.results.map((r) => r.id));
-      const depth = other.side.kind === "round" ? other.answer.total : run.answer.total;
+    const key = normalizeKeyword(q);
+    const workbench = new WorkbenchStore(c.env.CATALOG, c.env.EVENTS);
+    const [labelsBy, runs] = await Promise.all([workbench.labelsFor([key]), workbench.bm25RunsFor([key])]);
+    const labels = labelsBy.get(key) ?? new Map();
+    const bm25 = runs.get(key);
+    const [ra, rb] = await Promise.all([runSide(c, sa, q, bm25, true), runSide(c, sb, q, bm25, true)]);
+    const [ia, ib] = [rankedIds(ra, bm25), rankedIds(rb, bm25)];
+    const describe = async (run: SideRun, other: SideRun, ranked: string[]) => {
+      const shown = new Set(other.results.slice(0, limit).map((r) => r.id));
       return {
         kind: run.side.kind,
         round: run.side.round.round,
-        label: run.side.kind === "round" ? `round ${run.side.round.round}` : `BM25 over round ${run.side.round.round}'s bags`,
-        ranker: run.side.kind === "round" ? rankerName(run.side.round.ranker ?? KEYWORD_RANKER) : "bm25",
+        label: sideLabel(run.side, bm25),
+        ranker: sideRanker(run.side),
+        available: run.retrieved !== null,
         keywords: run.generated.keywords,
         keywordSource: run.generated.source,
-        total: run.side.kind === "round" ? run.answer.total : (run.answer.related ?? 0),
-        metrics: labels.size > 0 ? await sideMetrics(c, run, q, relevant, Math.min(depth, 1000)) : null,
-        results: run.answer.results.map((r, j) => ({
+        total: run.retrieved ?? 0,
+        metrics: await sideMetrics(c, run, labels, ranked),
+        unjudgedTop10: unjudgedTop10(ranked, labels),
+        results: run.results.slice(0, limit).map((r, j) => ({
           rank: j + 1,
           ...r,
           inOther: shown.has(r.id),
@@ -111,6 +63,35 @@ export function mountCompare(app: ApiApp) {
         })),
       };
     };
-    return c.json({ query: q, labelled: labels.size > 0, sides: [await describe(ra, rb), await describe(rb, ra)] }, 200);
+    return c.json(
+      {
+        query: q,
+        labelled: labels.size > 0,
+        sides: [await describe(ra, rb, ia), await describe(rb, ra, ib)],
+        overlap: { jaccard10: jaccardAt(ia, ib, 10), jaccard100: jaccardAt(ia, ib, 100), rbo10: rboAt(ia, ib, 10), rbo100: rboAt(ia, ib, 100) },
+        aligned: align(
+          ra.results.slice(0, limit).map((r) => r.id),
+          rb.results.slice(0, limit).map((r) => r.id),
+          ia,
+          ib,
+        ),
+      },
+      200,
+    );
+  });
+}
+
+/**
+ * Every shown item once: the left side's in its order, then the right side's the left does not show. Ranks
+ * are read in each side's top 100, so an item shown on one side only still has its rank on the other.
+ */
+function align(left: readonly string[], right: readonly string[], leftTop: readonly string[], rightTop: readonly string[]) {
+  const rankIn = (list: readonly string[]) => new Map(list.map((id, j) => [id, j + 1]));
+  const [ra, rb] = [rankIn(leftTop), rankIn(rightTop)];
+  const shownLeft = new Set(left);
+  const ids = [...left, ...right.filter((id) => !shownLeft.has(id))];
+  return ids.map((id) => {
+    const ranks: [number | null, number | null] = [ra.get(id) ?? null, rb.get(id) ?? null];
+    return { id, ranks, change: rankChange(ranks[0], ranks[1]) };
   });
 }

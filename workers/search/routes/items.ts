@@ -8,6 +8,7 @@ import { DATA_ROUTE, json, problems } from "../api/responses.js";
 import { Item, ItemParams, ItemRounds, UserKeyHeaders } from "../api/schemas.js";
 import { Problem } from "../errors.js";
 import { isAdminView } from "../middleware/admin-view.js";
+import { WorkbenchStore } from "../workbench/store.js";
 import { currentRound } from "./round-choice.js";
 
 export const itemRoute = createRoute({
@@ -45,6 +46,7 @@ export function mountItems(app: ApiApp) {
         class: first.class,
         category: first.category,
         rounds: found.map((f) => ({ round: f.round, keywords: [...f.item.keywords] })),
+        details: await new WorkbenchStore(c.env.CATALOG, c.env.EVENTS).itemDetails(first.id),
       },
       200,
     );

@@ -10,6 +10,7 @@ import { DATA_ROUTE, EVERY_ROUTE, problems } from "../api/responses.js";
 import { ItemParams, PageHtml } from "../api/schemas.js";
 import { COMPARE_PAGE } from "../pages/compare.js";
 import { ITEM_PAGE } from "../pages/item.js";
+import { QUERIES_PAGE } from "../pages/queries.js";
 import { SEARCH_PAGE } from "../pages/search.js";
 import { withNonce } from "../pages/shell.js";
 
@@ -31,6 +32,14 @@ export const comparePageRoute = createRoute({
   tags: ["pages"],
   responses: html("The compare page; it reads /v1/rounds and /v1/compare."),
 });
+export const queriesPageRoute = createRoute({
+  method: "get",
+  path: "/queries",
+  operationId: "queriesPage",
+  summary: "The query-set page (HTML): two sides over a whole query set, worst queries first",
+  tags: ["pages"],
+  responses: html("The query-set page; it reads /v1/rounds, /v1/query-sets and /v1/query-set."),
+});
 export const itemPageRoute = createRoute({
   method: "get",
   path: "/items/{id}",
@@ -49,6 +58,7 @@ export const itemPageRoute = createRoute({
 export function mountPage(app: ApiApp) {
   app.openapi(pageRoute, (c) => c.html(withNonce(SEARCH_PAGE, c.get("secureHeadersNonce")), 200));
   app.openapi(comparePageRoute, (c) => c.html(withNonce(COMPARE_PAGE, c.get("secureHeadersNonce")), 200));
+  app.openapi(queriesPageRoute, (c) => c.html(withNonce(QUERIES_PAGE, c.get("secureHeadersNonce")), 200));
   // One catalogue read (the rounds list is cached per isolate): /items/* is rate-limited like /v1/* (app.ts).
   app.openapi(itemPageRoute, async (c) => {
     const { id } = c.req.valid("param");

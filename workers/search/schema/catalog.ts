@@ -40,6 +40,8 @@ export const labels = sqliteTable(
     query: text("query").notNull(),
     itemId: text("item_id").notNull(),
     label: text("label", { enum: ["Exact", "Partial", "Irrelevant"] }).notNull(),
+    /** When `npm run labels` loaded it (ISO 8601 UTC): a judgment made later wins over it (workbench/labels.ts). Null: loaded before 0005. */
+    loadedAt: text("loaded_at"),
   },
   (t) => [primaryKey({ columns: [t.query, t.itemId] })],
 );
