@@ -124,7 +124,7 @@ export function rowsByChain<R extends { readonly round: number }, K>(rows: reado
 const roundTag = (round: number, contentHash: string) => `${round}:${contentHash.slice(0, 16)}`;
 
 /** Prefixes of every per-round KV key, for unpublish: `${prefix}${round}:`. */
-export const ROUND_KV_PREFIXES = ["qgen:", "qdf:", "p:", "kw:", "sg:"] as const;
+export const ROUND_KV_PREFIXES = ["qgen:", "qdf:", "p:", "kw:", "sg:", "col:"] as const;
 
 export const queryGeneratorKey = (round: number, contentHash: string) => `qgen:${roundTag(round, contentHash)}`;
 export const queryDfKey = (round: number, contentHash: string, bucket: number) => `qdf:${roundTag(round, contentHash)}:${bucket}`;
@@ -136,6 +136,9 @@ export const keywordCacheKeyOf = (round: number, contentHash: string, queryDiges
 export const suggestKeywordKey = (round: number, contentHash: string, bucket: string) => `sg:${roundTag(round, contentHash)}:${encodeURIComponent(bucket)}`;
 /** The popular queries' suggestion buckets, one value for every round (the cron refreshes it: workers/search/suggest-queries.ts). */
 export const SUGGEST_QUERIES_KEY = "suggest:queries";
+/** The round's facet columns (core/columns.ts): their dictionaries (`meta`), and each column's codes in chunks (by column index). */
+export const columnsMetaKey = (round: number, contentHash: string) => `col:${roundTag(round, contentHash)}:meta`;
+export const columnChunkKey = (round: number, contentHash: string, column: number, chunk: number) => `col:${roundTag(round, contentHash)}:${column}:${chunk}`;
 /** The experiments' KV mirror the hot path reads (workers/search/experiments/live.ts). */
 export const SERVING_CONFIG_KEY = "config:serving";
 

@@ -29,6 +29,7 @@
 import { blocksHolding, joinKeywordBlocks, type PostingBlock, postingCount, postingsFromBlocks } from "./blocks.js";
 import { BM25_DEFAULTS, idf, termScore } from "./bm25.js";
 import { lowerBound } from "./collections.js";
+import { filterOrdinals } from "./filters.js";
 import type { WordPosting } from "./postings.js";
 import { executeQuery, type FetchedPostings, type Hit, type IndexStats, type PageOptions, type QueryPlan, type SearchPage, unionPostings } from "./retrieve.js";
 import { keywordKey, wordKey } from "./shard.js";
@@ -199,7 +200,9 @@ export function executeTopK(
     const b = blocks.get(keywordKey(k));
     if (b) keywords.set(k, joinKeywordBlocks(b));
   }
-  const candidates = unionPostings(keywords.values());
+  // Filters (core/filters.ts) narrow I_ret(q) before anything is ranked, as executeQuery narrows it.
+  const candidates = opts.filter ? filterOrdinals(unionPostings(keywords.values()), opts.filter) : unionPostings(keywords.values());
+  const kept = opts.keepRetrieved ? { retrieved: candidates } : {};
   const offset = opts.offset ?? 0;
   const want = offset + (opts.limit ?? Number.POSITIVE_INFINITY);
   const k = Math.min(want, candidates.length);
@@ -211,7 +214,7 @@ export function executeTopK(
     candidates.length < smallSet ||
     (plan.weights ?? []).some((x) => !(x >= 0 && Number.isFinite(x)))
   ) {
-    const fetched = postingsFromBlocks(plan, blocks, want);
+    const fetched = postingsFromBlocks(plan, blocks, want, opts.filter);
     return { page: executeQuery(plan, fetched, stats, opts), fetched: () => fetched, visited: null };
   }
   const params = opts.params ?? BM25_DEFAULTS;
@@ -299,7 +302,7 @@ export function executeTopK(
     hits.push({ item: candidates[c] as number, score: scores[c] as number });
   }
   const fetched = (): FetchedPostings => ({ keywords, words: new Map(words.map((w) => [w.word, decodedPosting(w.units, w.df)])) });
-  return { page: { total: candidates.length, hits }, fetched, visited };
+  return { page: { total: candidates.length, hits, ...kept }, fetched, visited };
 }
 
 /** The decoded units of a word as one posting (ascending), with the word's whole df. */

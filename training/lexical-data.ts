@@ -3,7 +3,9 @@
  * with their text segments, the train/dev queries of the round's split, and
  * the decoded keyword sets each side's policy produces.
  */
+
 import { getOrInsert } from "../core/collections.js";
+import { facetsField } from "../core/columns.js";
 import { countItemNgrams, EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, scoreNgrams } from "../core/extract.js";
 import type { HintSource } from "../core/hints.js";
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
@@ -196,6 +198,7 @@ export function roundItems(data: TrainData, itemSets: ReadonlyArray<readonly str
     class: it.product.class,
     category: it.product.category,
     keywords: [...(itemSets[j] ?? [])],
+    ...facetsField(it.product.facets),
   }));
 }
 

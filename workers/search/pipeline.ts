@@ -9,12 +9,14 @@ import { postingsFromBlocks } from "../../core/blocks.js";
 import { indexOfSorted } from "../../core/collections.js";
 import type { ServingManifest } from "../../core/contract.js";
 import { type Explanation, explainHit } from "../../core/explain.js";
+import type { FacetValue } from "../../core/filters.js";
 import { firstPassPlan, NO_HINTS, type SearchHints, searchHints } from "../../core/hints.js";
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
 import { executeTopK } from "../../core/topk.js";
 import type { Catalog, ItemRow } from "./catalog.js";
+import { facetCounts, type Narrowing, narrows, prepareNarrowing } from "./facets.js";
 import type { QueryKeywords } from "./keywords.js";
 import type { IndexStore } from "./store/index-store.js";
 
@@ -36,6 +38,8 @@ export interface SearchAnswer {
   readonly results: SearchResult[];
   /** Whether an item ordinal is in I_ret(q) (the workbench's P/R/F1 over the whole set). */
   readonly retrieves: (ordinal: number) => boolean;
+  /** With facets asked: each one's top values over the filtered I_ret(q) (facets.ts). */
+  readonly facets?: Record<string, FacetValue[]>;
 }
 
 export interface SearchOptions {
@@ -46,10 +50,12 @@ export interface SearchOptions {
    * ranked by BM25 over the round's bags.
    */
   readonly bm25?: boolean;
+  /** Filters narrowing I_ret(q) and its tail, and facets to count (facets.ts); needs `deps.kv`. */
+  readonly narrowing?: Narrowing;
 }
 
 export async function runSearch(
-  deps: { store: IndexStore; catalog: Catalog },
+  deps: { store: IndexStore; catalog: Catalog; kv?: KVNamespace },
   round: ServingManifest,
   query: string,
   generated: QueryKeywords,
@@ -58,10 +64,20 @@ export async function runSearch(
 ): Promise<SearchAnswer> {
   const full = planQuery(generated.keywords, query, round.queryTerms, generated.corrected);
   const plan: QueryPlan = opts.bm25 ? firstPassPlan(query) : full;
-  const blocks = await deps.store.postings(round, [...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]);
-  // Block-max top-k (core/topk.ts): the reference's page exactly, scoring only what can reach it.
-  const ranked = executeTopK(plan, blocks, round.stats, { ...page, related: true });
-  const { total, hits, related } = ranked.page;
+  const narrowing = opts.narrowing && deps.kv && narrows(opts.narrowing) ? opts.narrowing : null;
+  const [blocks, narrowed] = await Promise.all([
+    deps.store.postings(round, [...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]),
+    narrowing && deps.kv ? prepareNarrowing(deps.kv, round, narrowing) : null,
+  ]);
+  const keep = narrowed?.keep ?? undefined;
+  // Block-max top-k (core/topk.ts): executeQuery's page exactly, scoring only what can reach it.
+  const ranked = executeTopK(plan, blocks, round.stats, {
+    ...page,
+    related: true,
+    filter: keep,
+    keepRetrieved: (narrowed?.facets.length ?? 0) > 0,
+  });
+  const { total, hits, related, retrieved } = ranked.page;
   const fetched = opts.explain ? ranked.fetched() : null;
   const rows = await deps.catalog.itemsByOrdinal(
     round,
@@ -78,7 +94,7 @@ export async function runSearch(
     set ??= unionPostings(ranked.fetched().keywords.values());
     return indexOfSorted(set, o) >= 0;
   };
-  return { total, related: related ?? null, results, retrieves };
+  return { total, related: related ?? null, results, retrieves, ...(narrowed && retrieved ? { facets: facetCounts(narrowed, retrieved) } : {}) };
 }
 
 /** Plain BM25's first k item ordinals for a query (its words over the round's bags; no item rows read). */
