@@ -188,7 +188,7 @@ runCli(async () => {
         const asked = [...COMMON, ...queries.map((q) => q.text)].slice(0, equal);
         const eq = await compareWithWorker(server.url, artifacts, 1, asked);
         console.log(`\nworker = trainer (round 1, ${eq.queries} queries, ${eq.hits} results compared): ${eq.differences.length} differences`);
-        for (const d of eq.differences.slice(0, 5)) console.log(`  ${d.slice(0, 400)}`);
+        for (const d of eq.differences.slice(0, 5)) console.log(`  ${d.slice(0, 2000)}`);
         if (eq.differences.length > 0) process.exitCode = 2;
       }
     } finally {
