@@ -176,7 +176,8 @@ describe("block-max top-k", () => {
         }),
         fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }),
         fc.option(fc.array(fc.constantFrom(0, 0.5, 1, 1.7, 3), { minLength: 3, maxLength: 3 }), { nil: undefined }),
-        ({ n, words, retrieved }, t, params, weights) => {
+        fc.option(fc.record({ mod: fc.integer({ min: 2, max: 5 }), keepRetrieved: fc.boolean() }), { nil: undefined }),
+        ({ n, words, retrieved }, t, params, weights, filtered) => {
           const names = words.map((_, j) => `w${j}`);
           const wordPostingsOf = new Map(
             words.map((entries, j) => {
@@ -194,7 +195,10 @@ describe("block-max top-k", () => {
           );
           // The plan's per-word weights (core/query-terms.ts: the typed words' weight), when given.
           const plan: QueryPlan = weights ? { keywords: ["k"], words: names, weights: weights.slice(0, names.length) } : { keywords: ["k"], words: names };
-          const opts = { limit: t.limit, offset: t.offset, params };
+          // A filter (core/filters.ts) narrows I_ret(q) first; with keepRetrieved the page carries the narrowed set.
+          const opts = filtered
+            ? { limit: t.limit, offset: t.offset, params, filter: (i: number) => i % filtered.mod !== 0, keepRetrieved: filtered.keepRetrieved }
+            : { limit: t.limit, offset: t.offset, params };
           const got = executeTopK(plan, blocked(index, plan, 16_384, t.sub), index, opts, { smallSet: 0, chunk: t.chunk });
           expect(got.page).toEqual(executeQuery(plan, index.fetch(plan), index, opts));
         },
