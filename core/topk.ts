@@ -26,7 +26,7 @@
  * is the reference's exactly (test/core/topk.test.ts checks it on random
  * indexes, k1 and b).
  */
-import { blocksHolding, joinKeywordBlocks, type PostingBlock, postingCount, postingsFromBlocks } from "./blocks.js";
+import { blocksHolding, joinKeywordBlocks, type PostingBlock, postingCount, wordPostingsFromBlocks } from "./blocks.js";
 import { BM25_DEFAULTS, idf, termScore } from "./bm25.js";
 import { lowerBound } from "./collections.js";
 import { filterOrdinals } from "./filters.js";
@@ -214,7 +214,8 @@ export function executeTopK(
     candidates.length < smallSet ||
     (plan.weights ?? []).some((x) => !(x >= 0 && Number.isFinite(x)))
   ) {
-    const fetched = postingsFromBlocks(plan, blocks, want, opts.filter);
+    // The keyword postings are decoded already: only the word postings remain (as postingsFromBlocks reads them).
+    const fetched = { keywords, words: wordPostingsFromBlocks(plan, blocks, candidates, want) };
     return { page: executeQuery(plan, fetched, stats, opts), fetched: () => fetched, visited: null };
   }
   const params = opts.params ?? BM25_DEFAULTS;
