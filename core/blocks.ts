@@ -177,10 +177,20 @@ export function postingsFromBlocks(
   }
   // Filtered (core/filters.ts), the page reaches the related tail sooner: the word postings must then be whole.
   const candidates = filter ? filterOrdinals(unionPostings(keywords.values()), filter) : unionPostings(keywords.values());
+  return { keywords, words: wordPostingsFromBlocks(plan, blocks, candidates, want) };
+}
+
+/** The plan's word postings for (sorted) candidates: whole when the page wants more than they hold, else the blocks holding one. */
+export function wordPostingsFromBlocks(
+  plan: QueryPlan,
+  blocks: ReadonlyMap<string, readonly PostingBlock[]>,
+  candidates: Uint32Array,
+  want: number,
+): Map<string, WordPosting> {
   const words = new Map<string, WordPosting>();
   for (const w of plan.words) {
     const b = blocks.get(wordKey(w));
     if (b) words.set(w, want > candidates.length ? joinWordBlocks(b) : joinWordBlocks(blocksHolding(b, candidates), postingCount(b)));
   }
-  return { keywords, words };
+  return words;
 }

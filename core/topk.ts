@@ -26,7 +26,7 @@
  * is the reference's exactly (test/core/topk.test.ts checks it on random
  * indexes, k1 and b).
  */
-import { blocksHolding, joinKeywordBlocks, type PostingBlock, postingCount, postingsFromBlocks } from "./blocks.js";
+import { blocksHolding, joinKeywordBlocks, type PostingBlock, postingCount, wordPostingsFromBlocks } from "./blocks.js";
 import { BM25_DEFAULTS, idf, termScore } from "./bm25.js";
 import { lowerBound } from "./collections.js";
 import { filterOrdinals } from "./filters.js";
@@ -39,6 +39,12 @@ import { decodeSubBlock, decodeWordBlock, isBoundedWordBlock, type SubBlocks, wo
 export const TOPK_CHUNK = 128;
 /** Below this many candidates the reference path ranks I_ret(q). */
 export const SMALL_SET = 1024;
+/**
+ * Over this many words the reference path ranks I_ret(q): a chunk's bound sums each word's largest term, which
+ * over many words stands above nearly every chunk's real scores, so nothing is pruned and the bookkeeping costs
+ * more than it saves (bench:core, bench:scale's in-process table).
+ */
+export const TOPK_WORDS_MAX = 3;
 
 /** Relative slack on a term's bound where rounding could break termScore's monotonicity in tf: far above those few ulps. */
 export const BOUND_SLACK = 1e-9;
@@ -190,10 +196,11 @@ export function executeTopK(
   blocks: ReadonlyMap<string, readonly PostingBlock[]>,
   stats: IndexStats,
   opts: PageOptions = {},
-  /** Below `smallSet` candidates, the reference path; `chunk` candidates a bound (tests make both small, to prune small sets). */
-  tuning: { readonly smallSet?: number; readonly chunk?: number } = {},
+  /** Below `smallSet` candidates or over `wordsMax` words, the reference path; `chunk` candidates a bound (tests make them small, to prune small sets). */
+  tuning: { readonly smallSet?: number; readonly chunk?: number; readonly wordsMax?: number } = {},
 ): TopKResult {
   const smallSet = tuning.smallSet ?? SMALL_SET;
+  const wordsMax = tuning.wordsMax ?? TOPK_WORDS_MAX;
   const CHUNK = tuning.chunk ?? TOPK_CHUNK;
   const keywords = new Map<string, Uint32Array>();
   for (const k of plan.keywords) {
@@ -212,9 +219,11 @@ export function executeTopK(
     k >= candidates.length ||
     offset >= candidates.length ||
     candidates.length < smallSet ||
+    plan.words.length > wordsMax ||
     (plan.weights ?? []).some((x) => !(x >= 0 && Number.isFinite(x)))
   ) {
-    const fetched = postingsFromBlocks(plan, blocks, want, opts.filter);
+    // The keyword postings are decoded already: only the word postings remain (as postingsFromBlocks reads them).
+    const fetched = { keywords, words: wordPostingsFromBlocks(plan, blocks, candidates, want) };
     return { page: executeQuery(plan, fetched, stats, opts), fetched: () => fetched, visited: null };
   }
   const params = opts.params ?? BM25_DEFAULTS;

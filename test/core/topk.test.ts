@@ -109,9 +109,9 @@ describe("block-max top-k", () => {
           const plan = planQuery(generated, raw);
           const opts = { ...page, params };
           const reference = executeQuery(plan, index.fetch(plan), index, opts);
-          const got = executeTopK(plan, blocked(index, plan, size.max, size.sub), index, opts, { smallSet: 0, chunk: size.chunk });
+          const got = executeTopK(plan, blocked(index, plan, size.max, size.sub), index, opts, { smallSet: 0, chunk: size.chunk, wordsMax: 99 });
           expect(got.page).toEqual(reference);
-          expect(executeTopK(plan, blocked(index, plan, size.max, size.sub, true), index, opts, { smallSet: 0, chunk: size.chunk }).page).toEqual(reference);
+          expect(executeTopK(plan, blocked(index, plan, size.max, size.sub, true), index, opts, { smallSet: 0, chunk: size.chunk, wordsMax: 99 }).page).toEqual(reference);
           // What an explanation reads: every hit's entry in each word's posting, as the full posting has it.
           const fetched = got.fetched();
           const full = index.fetch(plan);
@@ -199,7 +199,7 @@ describe("block-max top-k", () => {
           const opts = filtered
             ? { limit: t.limit, offset: t.offset, params, filter: (i: number) => i % filtered.mod !== 0, keepRetrieved: filtered.keepRetrieved }
             : { limit: t.limit, offset: t.offset, params };
-          const got = executeTopK(plan, blocked(index, plan, 16_384, t.sub), index, opts, { smallSet: 0, chunk: t.chunk });
+          const got = executeTopK(plan, blocked(index, plan, 16_384, t.sub), index, opts, { smallSet: 0, chunk: t.chunk, wordsMax: 99 });
           expect(got.page).toEqual(executeQuery(plan, index.fetch(plan), index, opts));
         },
       ),
