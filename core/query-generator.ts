@@ -106,15 +106,46 @@ export function extractorCorrection(head: ReadonlyMap<string, number>, query: st
 }
 
 /** An extractor generator over its head df plus the tail df the caller fetched for this query; a misspelled query is read corrected. */
-export function extractorGenerator(spec: ExtractorGeneratorSpec, head: ReadonlyMap<string, number> = new Map(spec.df)) {
+export function extractorGenerator(spec: ExtractorGeneratorSpec, head?: ReadonlyMap<string, number>) {
   const opts = { maxKeywords: spec.maxKeywords, maxNgram: spec.maxNgram, minDf: 1 };
+  const df = head ?? new Map(spec.df);
+  const correct = head
+    ? (query: string, tail?: ReadonlyMap<string, number>, verbatim = false) => extractorCorrection(head, query, tail, verbatim)
+    : wholeCorrector(spec, df);
   return (query: string, tail?: ReadonlyMap<string, number>, verbatim = false) =>
     extractKeywords(
-      segmentText("name", extractorCorrection(head, query, tail, verbatim)?.text ?? query),
-      tail && tail.size > 0 ? { get: (k: string) => head.get(k) ?? tail.get(k) } : head,
+      segmentText("name", correct(query, tail, verbatim)?.text ?? query),
+      tail && tail.size > 0 ? { get: (k: string) => df.get(k) ?? tail.get(k) } : df,
       spec.itemCount,
       opts,
     );
+}
+
+/**
+ * The correction of an extractor held whole (its df not split: the trainer's,
+ * the evaluator's), as the worker makes it from the served copy: past
+ * QUERY_GENERATOR_LIMITS.headKeywords the served copy ships the head and
+ * fetches the query's other n-grams from the tail, so the vocabulary is the
+ * head's words and a word is also known when an n-gram of the query holding
+ * it is in the tail. Without this the two sides disagree on a word only tail
+ * keywords spell ("zipper" at 1M items).
+ */
+function wholeCorrector(spec: ExtractorGeneratorSpec, whole: ReadonlyMap<string, number>) {
+  if (spec.tail || spec.df.length <= QUERY_GENERATOR_LIMITS.headKeywords) {
+    return (query: string, tail?: ReadonlyMap<string, number>, verbatim = false) => extractorCorrection(whole, query, tail, verbatim);
+  }
+  const head = new Map(splitExtractorDf(spec).head.df);
+  return (query: string, _tail?: ReadonlyMap<string, number>, verbatim = false) => {
+    if (verbatim) return null;
+    const tail = new Map<string, number>();
+    for (const s of segmentText("name", query)) {
+      for (const g of segmentNgrams(s.words, spec.maxNgram)) {
+        const d = head.has(g) ? undefined : whole.get(g);
+        if (d !== undefined) tail.set(g, d);
+      }
+    }
+    return extractorCorrection(head, query, tail);
+  };
 }
 
 export type QueryGeneratorSpec = ExtractorGeneratorSpec | LlmGeneratorSpec | PolicyGeneratorSpec;
@@ -209,8 +240,8 @@ export function loadQueryCorrector(spec: QueryGeneratorSpec): (query: string, op
     const { vocab } = loadedPolicy(spec);
     return (query, opts) => (opts?.verbatim ? null : policyCorrection(vocab, query));
   }
-  const head = new Map(spec.df);
-  return (query, opts) => extractorCorrection(head, query, undefined, opts?.verbatim);
+  const correct = wholeCorrector(spec, new Map(spec.df));
+  return (query, opts) => correct(query, undefined, opts?.verbatim);
 }
 
 const loaded = new WeakMap<PolicyGeneratorSpec, ReturnType<typeof loadPolicy>>();

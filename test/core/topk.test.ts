@@ -111,7 +111,9 @@ describe("block-max top-k", () => {
           const reference = executeQuery(plan, index.fetch(plan), index, opts);
           const got = executeTopK(plan, blocked(index, plan, size.max, size.sub), index, opts, { smallSet: 0, chunk: size.chunk, wordsMax: 99 });
           expect(got.page).toEqual(reference);
-          expect(executeTopK(plan, blocked(index, plan, size.max, size.sub, true), index, opts, { smallSet: 0, chunk: size.chunk, wordsMax: 99 }).page).toEqual(reference);
+          expect(executeTopK(plan, blocked(index, plan, size.max, size.sub, true), index, opts, { smallSet: 0, chunk: size.chunk, wordsMax: 99 }).page).toEqual(
+            reference,
+          );
           // What an explanation reads: every hit's entry in each word's posting, as the full posting has it.
           const fetched = got.fetched();
           const full = index.fetch(plan);

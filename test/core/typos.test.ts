@@ -3,6 +3,16 @@ import { describe, expect, it } from "vitest";
 import { boundedDistance } from "../../core/edit-distance.js";
 import { queryCandidates } from "../../core/policy-candidates.js";
 import { F } from "../../core/policy-features.js";
+import {
+  extractorCorrection,
+  extractorGenerator,
+  extractorSpec,
+  extractorTailTerms,
+  loadQueryCorrector,
+  loadQueryGenerator,
+  QUERY_GENERATOR_LIMITS,
+  splitExtractorDf,
+} from "../../core/query-generator.js";
 import { Rng } from "../../core/rng.js";
 import { correctQuery, correctWord, edits1, lexiconOf } from "../../core/typos.js";
 import { misspellQuery, misspellWord } from "../../training/typos.js";
@@ -72,5 +82,30 @@ describe("spelling correction (core/typos.ts)", () => {
     expect(fixed?.features[F.corrected]).toBe(1);
     expect(queryCandidates(vocab, "armchair").find((c) => c.keyword === "armchair")?.features[F.corrected]).toBe(0);
     expect(queryCandidates(vocab, "armchiar", undefined, true).map((c) => c.keyword)).not.toContain("armchair");
+  });
+
+  it("an extractor held whole corrects as its served head and df tail do (past the head's size)", () => {
+    // The head's keywords, "dipper" among them; "zipper" is spelled only by a tail keyword (the rarest).
+    const df = new Map<string, number>(Array.from({ length: QUERY_GENERATOR_LIMITS.headKeywords - 2 }, (_, j) => [`k${j} chair`, 10]));
+    df.set("dipper", 50);
+    df.set("zipper closure", 1);
+    df.set("closet", 40);
+    const whole = extractorSpec(df, 100_000);
+    const { head, tail } = splitExtractorDf(whole);
+    expect(head.tail?.keywords).toBe(1);
+    const headMap = new Map(head.df);
+    const tailMap = new Map(tail);
+    // The worker: the head, and the tail entries of the query's n-grams the head lacks (workers/search/query-df.ts).
+    const served = (q: string) => {
+      const fetched = new Map(extractorTailTerms(head, headMap, q).flatMap((t) => (tailMap.has(t) ? [[t, tailMap.get(t) as number] as const] : [])));
+      return { keywords: extractorGenerator(head, headMap)(q, fetched), corrected: extractorCorrection(headMap, q, fetched)?.text ?? null };
+    };
+    const generate = loadQueryGenerator(whole) as (q: string) => string[];
+    const correct = loadQueryCorrector(whole);
+    for (const q of ["closet zipper", "zipper closure", "closet dippr", "k7 chiar"]) {
+      expect({ keywords: generate(q), corrected: correct(q)?.text ?? null }, q).toEqual(served(q));
+    }
+    expect(correct("zipper closure")).toBeNull(); // a tail n-gram of the query vouches for "zipper"
+    expect(correct("closet zipper")?.text).toBe("closet dipper"); // no n-gram does: the documented limit, on both sides alike
   });
 });
