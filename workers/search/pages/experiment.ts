@@ -93,14 +93,18 @@ ${TOKEN_FORM}
     if (looks.length === 0) box.appendChild(text("p", "No decided traffic yet: the plots appear with the first searches (and, for interleaving, the first credited clicks).", "cls"));
     else {
       var scale = il ? 1 : 100;
+      // The effect cannot leave [-1, 1] (a CTR difference, in pt: [-100, 100]): an early, wide band is drawn cut there.
+      var cut = function (v) { return Math.max(-scale, Math.min(scale, v)); };
+      var ats = looks.map(function (l) { return l.at; });
+      var xfmt = Math.max.apply(null, ats) - Math.min.apply(null, ats) < 3600e3 ? function (ms) { return new Date(ms).toISOString().slice(11, 19); } : clock;
       box.appendChild(lineChart({
         title: il ? "Mean user preference for the treatment, with its always-valid confidence sequence" : "Effect on per-user CTR (CUPED, treatment \\u2212 control), with its always-valid confidence sequence",
         desc: "The estimate at each look and the (1 \\u2212 \\u03b1) confidence sequence around it; it narrows as users arrive, and the verdict is reached when it leaves 0.",
         yLabel: il ? "preference (\\u22121 to 1)" : "CTR difference (pt)",
         yFormat: function (v) { return il ? v.toFixed(2) : v.toFixed(1); },
-        xFormat: clock, reference: 0,
+        xFormat: xfmt, reference: 0,
         series: arms.map(function (a) { return { name: il ? "interleaved" : a + " \\u2212 control", points: looks.filter(function (l) { return l.arm === a; }).map(function (l) {
-          return { x: l.at, y: scale * l.effect, lo: scale * l.confidenceSequence[0], hi: scale * l.confidenceSequence[1], tip: clock(l.at) + ": " + (scale * l.effect).toFixed(3) + " in [" + (scale * l.confidenceSequence[0]).toFixed(3) + ", " + (scale * l.confidenceSequence[1]).toFixed(3) + "], " + num(l.users) + " users" };
+          return { x: l.at, y: scale * l.effect, lo: cut(scale * l.confidenceSequence[0]), hi: cut(scale * l.confidenceSequence[1]), tip: clock(l.at) + ": " + (scale * l.effect).toFixed(3) + " in [" + (scale * l.confidenceSequence[0]).toFixed(3) + ", " + (scale * l.confidenceSequence[1]).toFixed(3) + "], " + num(l.users) + " users" };
         }) }; }),
         columns: ["Look (UTC)", "Arm", "Effect", "Low", "High", "Users"],
         rows: looks.map(function (l) { return [clock(l.at), l.arm, (scale * l.effect).toFixed(3), (scale * l.confidenceSequence[0]).toFixed(3), (scale * l.confidenceSequence[1]).toFixed(3), num(l.users)]; }),
@@ -108,7 +112,7 @@ ${TOKEN_FORM}
       if (il) box.appendChild(lineChart({
         title: "Interleaving: the treatment's share of decided searches (credited clicks)",
         desc: "Above 0.5 the treatment's own results are clicked more often than control's.",
-        yLabel: "treatment win share", yFormat: function (v) { return v.toFixed(2); }, xFormat: clock, reference: 0.5,
+        yLabel: "treatment win share", yFormat: function (v) { return v.toFixed(2); }, xFormat: xfmt, reference: 0.5,
         series: [{ name: "treatment win share", points: looks.map(function (l) { return { x: l.at, y: l.secondary, tip: clock(l.at) + ": " + l.secondary.toFixed(3) }; }) }],
         columns: ["Look (UTC)", "Win share"], rows: looks.map(function (l) { return [clock(l.at), l.secondary.toFixed(3)]; }),
       }));
