@@ -55,6 +55,8 @@ export const experimentPageRoute = createRoute({
   },
 });
 
+/** Public, the admin token optional: with it a live experiment is disclosed (experiments/disclosure.ts). */
+const optionalToken: Array<Record<string, string[]>> = [{}, { adminToken: [] }];
 const ADMIN_NOTE = "A live (running or paused) experiment's arms, figures and history need `Authorization: Bearer <ADMIN_TOKEN>`; an ended one is public.";
 
 export const experimentsListRoute = createRoute({
@@ -64,6 +66,7 @@ export const experimentsListRoute = createRoute({
   summary: "Every experiment, newest first, as the dashboards show it",
   description: ADMIN_NOTE,
   tags: ["experiments"],
+  security: optionalToken,
   responses: { 200: json("The experiments.", ExperimentSummaries), ...problems(...DATA_ROUTE) },
 });
 
@@ -74,6 +77,7 @@ export const experimentDashboardRoute = createRoute({
   summary: "One experiment's dashboard: arms, report (SRM, CTR, verdict), purchases, change history",
   description: ADMIN_NOTE,
   tags: ["experiments"],
+  security: optionalToken,
   request: { params: IdParams },
   responses: { 200: json("The dashboard's figures.", ExperimentDashboard), ...problems(...DATA_ROUTE), ...notFound },
 });
@@ -85,6 +89,7 @@ export const experimentSeriesRoute = createRoute({
   summary: "One experiment over time: the effect's always-valid confidence sequence at a few looks, and daily searches per arm",
   description: ADMIN_NOTE,
   tags: ["experiments"],
+  security: optionalToken,
   request: { params: IdParams },
   responses: { 200: json("The series.", ExperimentSeriesSchema), ...problems(...DATA_ROUTE), ...notFound },
 });
