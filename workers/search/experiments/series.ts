@@ -145,7 +145,7 @@ export async function experimentSeries(db: D1Database, e: Experiment): Promise<S
   return { experiment: e.id, design: e.design, looks: looks.flat(), daily };
 }
 
-/** Purchase events per arm, as recorded (the report's figures are searches and clicks). */
+/** Purchase events per arm, as recorded (every search, excluded network prefixes too; the report's figures are searches and clicks). */
 export async function purchasesPerArm(db: D1Database, e: Experiment): Promise<Array<{ arm: string; purchases: number }>> {
   const { results } = await db
     .prepare(
