@@ -8,20 +8,17 @@
  * is the live report's: the (1 − α) confidence sequence of the effect
  * (statistics.ts's mixture: valid at every look, so watching it narrow
  * costs no false positives), and for interleaving the mean user preference
- * and the credited win share. Looks are few (SERIES_LIMITS.looksMax): each
- * costs 2–3 D1 queries, and a Worker invocation has at most 50 on the free plan.
+ * and the credited win share. Looks are few (looks.ts).
  */
 import type { Experiment } from "./config.js";
 import { ALL_TIME, armRows, countedUntil } from "./counted.js";
 import { creditedPreferences, userCtrMoments } from "./counted-users.js";
+import { lookTimes } from "./looks.js";
 import { armName } from "./routing.js";
 import { msprt } from "./statistics.js";
 import { cupedMsprt, meanPreferenceMsprt, NO_USERS } from "./user-statistics.js";
 
-export const SERIES_LIMITS = {
-  /** Looks at the statistics over the span (each 2–3 D1 queries). */
-  looksMax: 12,
-} as const;
+export { lookTimes, SERIES_LIMITS } from "./looks.js";
 
 export interface EffectLook {
   /** Epoch ms: the statistics as they stood then. */
@@ -50,12 +47,6 @@ export interface Series {
   readonly design: Experiment["design"];
   readonly looks: readonly EffectLook[];
   readonly daily: readonly DailyArm[];
-}
-
-/** Look times: `n` evenly spaced ends of [from, to], the last one `to` (n ≥ 1; one look when the span is empty). */
-export function lookTimes(from: number, to: number, n: number = SERIES_LIMITS.looksMax): number[] {
-  if (!(to > from) || n <= 1) return [Math.max(from, to)];
-  return Array.from({ length: n }, (_, j) => (j === n - 1 ? to : Math.round(from + ((to - from) * (j + 1)) / n)));
 }
 
 /** From the experiment's first search to its last event, search or feedback (epoch ms; the last look then sees every click); null without a search. */
