@@ -50,7 +50,8 @@ ${TOKEN_FORM}
   function num(x) { return Math.round(x).toLocaleString("en"); }
   function pval(p) { return p < 0.0001 ? p.toExponential(1) : p.toFixed(4); }
   function clock(ms) { return new Date(ms).toISOString().slice(5, 16).replace("T", " "); }
-  function row(table, cells, tag) { var tr = document.createElement("tr"); cells.forEach(function (c) { tr.appendChild(text(tag || "td", c)); }); table.appendChild(tr); }
+  // A figure (it starts with a digit, a sign or a bracket) is kept on one line.
+  function row(table, cells, tag) { var tr = document.createElement("tr"); cells.forEach(function (c) { tr.appendChild(text(tag || "td", c, /^[-+\u2212d[]/.test(c) ? "num" : "")); }); table.appendChild(tr); }
 
   function showArms(d) {
     var t = el("arms"); t.textContent = "";

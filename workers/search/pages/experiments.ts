@@ -10,6 +10,9 @@ export const LIST_STYLE = `
   table.list { border-collapse: collapse; width: 100%; margin-top: .5rem; font-size: 14px; }
   table.list th, table.list td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #e3e3e3; vertical-align: top; }
   table.list th { color: #444; font-weight: 600; }
+  /* Figures stay whole ("61.90 %", not "61.\n90 %"); a narrow screen scrolls the table sideways (.scroll). Long reasons still wrap at spaces. */
+  table.list td { overflow-wrap: break-word; }
+  table.list td.num { white-space: nowrap; }
   .state { border-radius: 999px; padding: .05rem .5rem; font-size: 12px; background: #eee; white-space: nowrap; }
   .state.running { background: #d4f4dd; color: #0a5a2a; }
   .state.paused { background: #fff1c2; color: #5c4300; }
