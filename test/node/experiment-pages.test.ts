@@ -90,7 +90,7 @@ describe.skipIf(!chromium)("the experiment dashboards in headless Chromium", () 
     const page = dumpDom(chromium as string, `${url}/experiments/dash-ended`);
     expect(page).toMatch(/<h1 id="title">Experiment dash-ended<\/h1>/);
     expect(page).toMatch(/Verdict: /);
-    expect(page).toMatch(/<td>r0 \(control\)<\/td><td>\d+<\/td>/);
+    expect(page).toMatch(/<td>r0 \(control\)<\/td><td class="num">\d+<\/td>/);
     expect(page).toMatch(/SRM: no sample-ratio mismatch|Sample-ratio mismatch/);
     expect(page).toMatch(/<svg[^>]*role="img"[^>]*><title[^>]*>Effect on per-user CTR/);
     expect(page).toMatch(/<title[^>]*>Daily searches per arm<\/title>/);
@@ -148,7 +148,7 @@ describe.skipIf(!chromium)("the experiment dashboards in headless Chromium", () 
         await page.evaluate(
           `(document.querySelector("#actions input.reason").value = "seen enough", [...document.querySelectorAll("#actions button")].find((b) => b.textContent === "Roll back").click(), true)`,
         );
-        await page.waitFor("document.getElementById('notice').textContent === 'Rolled back.'");
+        await page.waitFor("document.getElementById('status').textContent === 'Rolled back.'");
         expect(page.dialogs).toHaveLength(1);
         expect(page.dialogs[0]).toMatch(/^Roll back dash-live\? Control \(r0\) serves 100 % at once/);
         await page.waitFor("document.getElementById('actions').hidden");

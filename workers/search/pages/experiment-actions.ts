@@ -14,7 +14,7 @@ export const EXPERIMENT_ACTIONS_SCRIPT = `
     fetch(path, { method: method, headers: h, body: JSON.stringify(body) }).then(function (r) {
       return r.json().then(function (b) {
         if (!r.ok) { showProblem(b); return; }
-        el("notice").textContent = done;
+        el("status").textContent = done;
         load();
       });
     }).catch(function () { el("error").textContent = "The admin API did not answer; try again."; });

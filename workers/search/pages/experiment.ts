@@ -27,6 +27,7 @@ export const EXPERIMENT_PAGE = htmlDocument({
 <p id="meta" class="cls"></p>
 ${TOKEN_FORM}
 <p id="notice"></p>
+<p id="status" role="status"></p>
 <p id="error" role="alert"></p>
 <p id="verdict"></p>
 <section id="figures" hidden>
@@ -51,7 +52,7 @@ ${TOKEN_FORM}
   function pval(p) { return p < 0.0001 ? p.toExponential(1) : p.toFixed(4); }
   function clock(ms) { return new Date(ms).toISOString().slice(5, 16).replace("T", " "); }
   // A figure (it starts with a digit, a sign or a bracket) is kept on one line.
-  function row(table, cells, tag) { var tr = document.createElement("tr"); cells.forEach(function (c) { tr.appendChild(text(tag || "td", c, /^[-+\u2212d[]/.test(c) ? "num" : "")); }); table.appendChild(tr); }
+  function row(table, cells, tag) { var tr = document.createElement("tr"); cells.forEach(function (c) { tr.appendChild(text(tag || "td", c, /^[-+\u2212\\d[]/.test(c) ? "num" : "")); }); table.appendChild(tr); }
 
   function showArms(d) {
     var t = el("arms"); t.textContent = "";
