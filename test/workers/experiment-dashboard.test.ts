@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { fnv1a32 } from "../../core/shard.js";
 import { admin } from "./admin.js";
 import { cron } from "./experiment-traffic.js";
+import { failingD1 } from "./faults.js";
 import { get, publish, send, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
@@ -138,7 +139,17 @@ describe("an A/B experiment's dashboard", () => {
     expect(one.body.changes.map((c: { action: string }) => c.action)).toEqual(["start", "rollback"]);
     expect(one.body.changes[1]).toMatchObject({ actor: "admin", reason });
     expect(one.text).not.toContain("secret-salt");
-    expect((await read("/v1/experiments/dash-ab/series")).body.disclosed).toBe(true);
+    const series = await read("/v1/experiments/dash-ab/series");
+    expect(series.body.disclosed).toBe(true);
+    // Cached in KV per (experiment, last change): once there, a reload needs no events database.
+    const key = (kind: string) => `dash:v1:${kind}:dash-ab:${one.body.experiment.updatedAt}`;
+    for (let j = 0; j < 50 && (await env.CACHE.get(key("series"))) === null; j++) await new Promise((r) => setTimeout(r, 20));
+    expect(await env.CACHE.get(key("dashboard"))).not.toBeNull();
+    const offline = { EVENTS: failingD1() };
+    expect((await get("/v1/experiments/dash-ab", offline)).status).toBe(200);
+    const again = await get("/v1/experiments/dash-ab/series", offline);
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(series.text);
   });
 });
 

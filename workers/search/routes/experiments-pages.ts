@@ -19,7 +19,7 @@ import { Problem } from "../errors.js";
 import type { Experiment } from "../experiments/config.js";
 import { isDisclosed, summaryOf } from "../experiments/disclosure.js";
 import { experimentSeries, purchasesPerArm } from "../experiments/series.js";
-import { ExperimentStore } from "../experiments/store.js";
+import { ENDED_STATES, ExperimentStore } from "../experiments/store.js";
 import { isAdminView } from "../middleware/admin-view.js";
 import type { ServicesEnv } from "../middleware/services.js";
 import { EXPERIMENT_PAGE } from "../pages/experiment.js";
@@ -105,6 +105,26 @@ async function existing(c: Context<ServicesEnv>, id: string): Promise<Experiment
   return e;
 }
 
+/**
+ * An ended experiment's dashboard and series are public and hardly change
+ * (only feedback arriving late on its searches), yet each costs the report's
+ * queries over all its events (the series up to 12 times): they are cached
+ * in KV per (experiment, last change) for an hour, so anyone reloading a
+ * past experiment's page costs D1 nothing. KV is a cache: a failed read or
+ * write is a miss.
+ */
+export const DASHBOARD_CACHE = { keyPrefix: "dash:v1:", ttlS: 3600 } as const;
+
+async function endedCached<T>(c: Context<ServicesEnv>, e: Experiment, kind: "dashboard" | "series", compute: () => Promise<T>): Promise<T> {
+  if (!ENDED_STATES.has(e.state)) return compute();
+  const key = `${DASHBOARD_CACHE.keyPrefix}${kind}:${e.id}:${e.updatedAt}`;
+  const hit = await c.env.CACHE.get<T>(key, "json").catch(() => null);
+  if (hit !== null) return hit;
+  const value = await compute();
+  c.var.waitUntil(c.env.CACHE.put(key, JSON.stringify(value), { expirationTtl: DASHBOARD_CACHE.ttlS }).catch(() => undefined));
+  return value;
+}
+
 function events(c: Context<ServicesEnv>): D1Database {
   const db = c.env.EVENTS;
   if (!db) throw new Problem("unavailable", "No EVENTS binding: the dashboards need the events database.");
@@ -131,13 +151,13 @@ export function mountExperimentPages(app: ApiApp) {
     if (!isDisclosed(e, admin)) return c.json({ experiment: summaryOf(e, admin), changes: null, report: null, purchases: null }, 200);
     const store = storeOf(c);
     const db = events(c);
-    const [changes, built, purchases] = await Promise.all([
-      fromD1("reading changes", () => store.changes(e.id)),
-      report(c, store, e),
-      fromD1("counting purchases", () => purchasesPerArm(db, e)),
-    ]);
-    return c.json(
-      {
+    const body = await endedCached(c, e, "dashboard", async () => {
+      const [changes, built, purchases] = await Promise.all([
+        fromD1("reading changes", () => store.changes(e.id)),
+        report(c, store, e),
+        fromD1("counting purchases", () => purchasesPerArm(db, e)),
+      ]);
+      return {
         experiment: summaryOf(e, admin),
         changes: changes.map((ch) => ({
           at: ch.at,
@@ -149,9 +169,9 @@ export function mountExperimentPages(app: ApiApp) {
         })),
         report: built,
         purchases,
-      },
-      200,
-    );
+      };
+    });
+    return c.json(body, 200);
   });
 
   app.openapi(experimentSeriesRoute, async (c) => {
@@ -159,7 +179,7 @@ export function mountExperimentPages(app: ApiApp) {
     const e = await existing(c, c.req.valid("param").id);
     if (!isDisclosed(e, admin)) return c.json({ disclosed: false, series: null }, 200);
     const db = events(c);
-    const series = await fromD1("reading the series", () => experimentSeries(db, e));
+    const series = await endedCached(c, e, "series", () => fromD1("reading the series", () => experimentSeries(db, e)));
     return c.json({ disclosed: true, series }, 200);
   });
 }
