@@ -11,6 +11,7 @@
  */
 
 import { lowerBound } from "./collections.js";
+import { filterOrdinals } from "./filters.js";
 import { decodeKeywordPosting, decodeWordPosting, encodeKeywordPosting, encodeWordPosting, type WordPosting } from "./postings.js";
 import { type FetchedPostings, type QueryPlan, unionPostings } from "./retrieve.js";
 import { keywordKey, wordKey } from "./shard.js";
@@ -150,13 +151,19 @@ export function unpackBlocks(bytes: Uint8Array): PostingBlock[] {
  * When a page wants more than I_ret(q) holds (the related tail, core/retrieve.ts),
  * the word postings are decoded whole.
  */
-export function postingsFromBlocks(plan: QueryPlan, blocks: ReadonlyMap<string, readonly PostingBlock[]>, want = 0): FetchedPostings {
+export function postingsFromBlocks(
+  plan: QueryPlan,
+  blocks: ReadonlyMap<string, readonly PostingBlock[]>,
+  want = 0,
+  filter?: (item: number) => boolean,
+): FetchedPostings {
   const keywords = new Map<string, Uint32Array>();
   for (const k of plan.keywords) {
     const b = blocks.get(keywordKey(k));
     if (b) keywords.set(k, joinKeywordBlocks(b));
   }
-  const candidates = unionPostings(keywords.values());
+  // Filtered (core/filters.ts), the page reaches the related tail sooner: the word postings must then be whole.
+  const candidates = filter ? filterOrdinals(unionPostings(keywords.values()), filter) : unionPostings(keywords.values());
   const words = new Map<string, WordPosting>();
   for (const w of plan.words) {
     const b = blocks.get(wordKey(w));

@@ -124,7 +124,7 @@ export function rowsByChain<R extends { readonly round: number }, K>(rows: reado
 const roundTag = (round: number, contentHash: string) => `${round}:${contentHash.slice(0, 16)}`;
 
 /** Prefixes of every per-round KV key, for unpublish: `${prefix}${round}:`. */
-export const ROUND_KV_PREFIXES = ["qgen:", "qdf:", "p:", "kw:"] as const;
+export const ROUND_KV_PREFIXES = ["qgen:", "qdf:", "p:", "kw:", "col:"] as const;
 
 export const queryGeneratorKey = (round: number, contentHash: string) => `qgen:${roundTag(round, contentHash)}`;
 export const queryDfKey = (round: number, contentHash: string, bucket: number) => `qdf:${roundTag(round, contentHash)}:${bucket}`;
@@ -132,6 +132,9 @@ export const queryDfKey = (round: number, contentHash: string, bucket: number) =
 export const kvPostingKeyOf = (round: RoundRef, postingKey: string) => `p:${roundTag(round.round, round.contentHash)}:${postingKey}`;
 /** The worker's cache key for a query's keywords: `queryDigest` is the sha-256 hex of the normalised query. */
 export const keywordCacheKeyOf = (round: number, contentHash: string, queryDigest: string) => `kw:${roundTag(round, contentHash)}:${queryDigest}`;
+/** The round's facet columns (core/columns.ts): their dictionaries (`meta`), and each column's codes in chunks (by column index). */
+export const columnsMetaKey = (round: number, contentHash: string) => `col:${roundTag(round, contentHash)}:meta`;
+export const columnChunkKey = (round: number, contentHash: string, column: number, chunk: number) => `col:${roundTag(round, contentHash)}:${column}:${chunk}`;
 /** The experiments' KV mirror the hot path reads (workers/search/experiments/live.ts). */
 export const SERVING_CONFIG_KEY = "config:serving";
 

@@ -14,6 +14,7 @@
  * result.
  */
 import { BM25_DEFAULTS, type Bm25Params, idf, termScore } from "./bm25.js";
+import { filterOrdinals } from "./filters.js";
 import { keywordWords, normalizeKeyword } from "./normalize.js";
 import type { WordPosting } from "./postings.js";
 import { NO_QUERY_TERMS, type QueryTerms, stopWordSet } from "./query-terms.js";
@@ -50,6 +51,8 @@ export interface SearchPage {
   readonly hits: Hit[];
   /** With `related`, when the page reaches past I_ret(q): how many items the related tail holds. */
   readonly related?: number;
+  /** With `keepRetrieved`: the (filtered) I_ret(q), sorted. */
+  readonly retrieved?: Uint32Array;
 }
 
 export interface PageOptions {
@@ -62,6 +65,14 @@ export interface PageOptions {
    * more than I_ret(q) holds).
    */
   readonly related?: boolean;
+  /**
+   * Filters (core/filters.ts): only the items that pass are in the filtered
+   * I_ret(q) and its related tail; `total` counts them. The word postings
+   * must then hold every passing candidate (postingsFromBlocks with the same filter).
+   */
+  readonly filter?: (item: number) => boolean;
+  /** Return the (filtered) I_ret(q) as `retrieved`, for facet counts over the whole set. */
+  readonly keepRetrieved?: boolean;
 }
 
 /**
@@ -234,13 +245,15 @@ export function executeQuery(plan: QueryPlan, fetched: FetchedPostings, stats: I
     const p = fetched.keywords.get(k);
     if (p) lists.push(p);
   }
-  const candidates = unionPostings(lists);
+  const candidates = opts.filter ? filterOrdinals(unionPostings(lists), opts.filter) : unionPostings(lists);
+  const kept = opts.keepRetrieved ? { retrieved: candidates } : {};
   const offset = opts.offset ?? 0;
   const want = offset + (opts.limit ?? Number.POSITIVE_INFINITY);
   const hits = offset < candidates.length ? rankedSlice(candidates, plan, fetched, stats, opts.params, offset, want, false) : [];
   // The tail is counted only when the page reaches it: only then are the word postings whole.
-  if (!opts.related || want <= candidates.length) return { total: candidates.length, hits };
-  const tail = relatedCandidates(fetched.words, candidates);
+  if (!opts.related || want <= candidates.length) return { total: candidates.length, hits, ...kept };
+  const all = relatedCandidates(fetched.words, candidates);
+  const tail = opts.filter ? filterOrdinals(all, opts.filter) : all;
   hits.push(...rankedSlice(tail, plan, fetched, stats, opts.params, Math.max(0, offset - candidates.length), want - candidates.length, true));
-  return { total: candidates.length, hits, related: tail.length };
+  return { total: candidates.length, hits, related: tail.length, ...kept };
 }

@@ -64,6 +64,29 @@ export interface ItemRewardInput {
   readonly unjudgedWeight?: number;
 }
 
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * The reward input with every item keyword no query set holds left out, and
+ * every name no query set holds blanked: a keyword outside the frozen query
+ * index matches no query (matchedBy skips it), so ItemRewardContext gives the
+ * same rewards. At a million items the item sets are ten million strings;
+ * what the training queries can see of them is a few thousand, so each
+ * data-parallel worker's copy shrinks from gigabytes to megabytes.
+ */
+export function compactRewardInput(input: ItemRewardInput): ItemRewardInput {
+  const seen = new Set<string>();
+  for (const set of input.querySets) for (const k of set) seen.add(k);
+  return {
+    ...input,
+    itemSets: input.itemSets.map((set) => {
+      const kept = set.filter((k) => seen.has(k));
+      return kept.length === 0 ? NONE : kept;
+    }),
+    itemNames: input.itemNames.map((n) => (seen.has(n) ? n : "")),
+  };
+}
+
 /**
  * App. B.3: one context per item-side round. Construction runs retrieval
  * once for every query; each `reward` call then costs one lookup against the

@@ -38,6 +38,8 @@ export interface RoundItem {
   readonly category: string;
   /** S_i, normalised, without the name (the index adds it). */
   readonly keywords: readonly string[];
+  /** The catalogue's `--facet` fields, name → value (absent without them): facet columns (core/columns.ts), never indexed. */
+  readonly facets?: Readonly<Record<string, string>>;
 }
 
 /** The first line of postings.jsonl. */

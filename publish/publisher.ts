@@ -10,6 +10,7 @@
  * round's partial rows and starts again.
  */
 import { parseServingManifest, ROUND_KV_PREFIXES, type ServingManifest, servingManifestOf } from "../core/contract.js";
+import { columnKvValues, ensureColumns } from "./columns.js";
 import { PUBLISH_LIMITS } from "./limits.js";
 import { type Batch, kvValues, planBatches, planUnits } from "./plan.js";
 import type { PublishBase, PublishSource } from "./source.js";
@@ -96,7 +97,10 @@ export async function publishRound(
   let replaced = false;
   if (existing?.state === "published") {
     const published = parseServingManifest(existing.manifest);
-    if (published.contentHash === contentHash) return { outcome: "unchanged", manifest: published, rows: 0, blocks: 0, batches: 0, resumedFrom: 0 };
+    if (published.contentHash === contentHash) {
+      await ensureColumns(target.kv, source, contentHash);
+      return { outcome: "unchanged", manifest: published, rows: 0, blocks: 0, batches: 0, resumedFrom: 0 };
+    }
     if (!opts.replace) {
       throw new PublishError(`round ${round} is already published with other content: unpublish it first (npm run unpublish -- --round ${round})`);
     }
@@ -137,7 +141,7 @@ export async function publishRound(
     blocks += batch.blocks;
     await progress(batch.db < 0 ? "items" : `shard ${batch.db}`, { at: batch.at, total: planUnits(source), batches, rows, blocks, skipped: resume });
   }
-  const kv = [...kvValues(source, contentHash), ...(opts.kv ?? [])];
+  const kv = [...kvValues(source, contentHash), ...columnKvValues(source, contentHash), ...(opts.kv ?? [])];
   await target.kv.putMany(kv);
   await progress("kv", { at: planUnits(source), total: planUnits(source), batches, rows, blocks, skipped: resume });
 

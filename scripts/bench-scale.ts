@@ -4,7 +4,8 @@
  * synth, build-round, eval and publish (time, peak RSS), the artifact's size,
  * D1 rows per shard and the largest rows, an incremental publish of a round
  * that changes 1 % of the items, and search latency through `wrangler dev`
- * for common and rare queries (cold and warm) against /healthz, with the
+ * for common and rare queries (cold and warm; plain, with facets=class, and
+ * with a filter too; one client and 16: scripts/bench/scale-search.ts) against /healthz, with the
  * workerd process's memory read from /proc; with --equal N, the worker's
  * answers to N queries against the trainer's (scripts/bench/equality.ts).
  * A benchmark, not a test.
@@ -19,14 +20,15 @@ import { applyMigrations, localTarget } from "../publish/node/targets.js";
 import { dataDir } from "../training/data/dataset.js";
 import { loadQueries, WANDS_FILES } from "../training/data/wands.js";
 import { compareWithWorker } from "./bench/equality.js";
+import { healthBaselines, measureQueries, SEARCH_BENCH } from "./bench/scale-search.js";
 import { deriveRound, postingFigures, step, storageFigures } from "./bench/scale-steps.js";
-import { percentile, printTable } from "./bench/stats.js";
+import { printTable } from "./bench/stats.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 import { startDevServer } from "./dev-server.js";
 import { assertPortFree } from "./port.js";
 
 const USAGE = "npm run bench:scale -- --items N [--seed S] [--keep DIR [--search-only]] [--equal N]";
-const BENCH = { port: 8795, warmRepeats: 15, healthRepeats: 50, rareQueries: 20, changedShare: 0.01 } as const;
+const BENCH = { port: 8795, rareQueries: 20, changedShare: 0.01 } as const;
 const COMMON = ["chair", "wall", "gray sofa", "wood table", "bed"] as const;
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
@@ -46,17 +48,6 @@ function workerdMemory(pgid: number): { rssMb: number; peakMb: number } {
     peak += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   }
   return { rssMb: rss / 1024, peakMb: peak / 1024 };
-}
-
-let users = 0;
-
-/** One request, from a user key of its own (as bench:serve does), so the per-user rate limit never answers instead of the search. */
-async function timed(url: string): Promise<number> {
-  const t0 = performance.now();
-  const res = await fetch(url, { headers: { "x-cogr-user": `bench-scale-${users++}` } });
-  await res.arrayBuffer();
-  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
-  return performance.now() - t0;
 }
 
 runCli(async () => {
@@ -143,6 +134,9 @@ runCli(async () => {
       })),
     );
 
+    // A kept state published before facet columns existed gets them now (a no-op publish writes only what is missing).
+    const cols = await step("publish", ["--round", "1", "--local", "--state", state], env);
+    console.log(`\npublish --round 1 (no-op; facet columns written if missing): ${cols.seconds.toFixed(1)} s`);
     // Cold means cold: no cached postings or keywords in KV (a kept state may hold some from an earlier run), and a fresh isolate.
     const kv = await localTarget(readDeployConfig(), state);
     const dropped = (await kv.kv.deletePrefix("p:")) + (await kv.kv.deletePrefix("kw:"));
@@ -152,37 +146,20 @@ runCli(async () => {
     try {
       const pgid = server.child.pid as number;
       const idle = workerdMemory(pgid);
-      const health: number[] = [];
-      for (let j = 0; j < BENCH.healthRepeats; j++) health.push(await timed(`${server.url}/healthz`));
-      const healthP50 = percentile(
-        [...health].sort((a, b) => a - b),
-        50,
-      );
+      const health = await healthBaselines(server.url);
       const queries = await loadQueries(join(data, WANDS_FILES.queries));
       const rare = queries
         .filter((_, j) => j % Math.floor(queries.length / BENCH.rareQueries) === 3)
         .slice(0, BENCH.rareQueries)
         .map((q) => q.text);
-      const measure = async (label: string, qs: readonly string[]) => {
-        const cold: number[] = [];
-        const warm: number[] = [];
-        for (const q of qs) {
-          const url = `${server.url}/v1/search?q=${encodeURIComponent(q)}&limit=10`;
-          cold.push(await timed(url));
-          for (let j = 0; j < BENCH.warmRepeats; j++) warm.push(await timed(url));
-        }
-        const s = (xs: number[]) => [...xs].sort((a, b) => a - b);
-        return {
-          queries: label,
-          "cold p50 ms": percentile(s(cold), 50).toFixed(1),
-          "warm p50 ms": percentile(s(warm), 50).toFixed(1),
-          "warm p99 ms": percentile(s(warm), 99).toFixed(1),
-          "warm p50 / healthz p50": (percentile(s(warm), 50) / healthP50).toFixed(2),
-        };
-      };
-      const table = [await measure(`common (${COMMON.join(", ")})`, COMMON), await measure(`rare (${rare.length} WANDS queries)`, rare)];
+      const table = [
+        ...(await measureQueries(server.url, `common (${COMMON.join(", ")})`, COMMON, health)),
+        ...(await measureQueries(server.url, `rare (${rare.length} WANDS queries)`, rare, health)),
+      ];
       const busy = workerdMemory(pgid);
-      console.log(`\nsearch through wrangler dev (round 1 serving), /healthz p50 ${healthP50.toFixed(1)} ms`);
+      console.log(
+        `\nsearch through wrangler dev (round 1 serving), /healthz p50 ${health.one.toFixed(1)} ms (one client), ${health.many.toFixed(1)} ms (${SEARCH_BENCH.concurrentClients} clients)`,
+      );
       printTable(table);
       console.log(
         `\nworkerd memory (measured, /proc): RSS ${idle.rssMb.toFixed(0)} MB after start, ${busy.rssMb.toFixed(0)} MB after the searches, peak ${busy.peakMb.toFixed(0)} MB`,

@@ -3,8 +3,10 @@
  * with their text segments, the train/dev queries of the round's split, and
  * the decoded keyword sets each side's policy produces.
  */
+
 import { getOrInsert } from "../core/collections.js";
-import { countItemNgrams, extractKeywords, itemSegments, scoreNgrams } from "../core/extract.js";
+import { facetsField } from "../core/columns.js";
+import { countItemNgrams, EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, scoreNgrams } from "../core/extract.js";
 import type { HintSource } from "../core/hints.js";
 import { itemKeywordSet, KeywordIndex } from "../core/inverted-index.js";
 import { keywordWords, normalizeKeyword } from "../core/normalize.js";
@@ -89,6 +91,9 @@ export function prepareData(
   byId.clear();
   const ngramDf = new Map<string, number>();
   for (const p of products) countItemNgrams(ngramDf, itemSegments(p));
+  // An n-gram of one item is never scored (scoreNgrams skips df < minItemDf): dropped, it changes no prior and no
+  // keyword, and the table every candidate worker copies shrinks by the catalogue's unique phrases.
+  for (const [g, d] of ngramDf) if (d < EXTRACTOR_DEFAULTS.minItemDf) ngramDf.delete(g);
   const items = products.map((p) => ({ product: p, name: normalizeKeyword(p.name) }));
   const train = toEvalQueries(queries.train, queries.relevant, start.index, queries.judged, queries.clicks?.unknownWeight);
   const dev = toEvalQueries(queries.dev, queries.relevant, start.index);
@@ -193,6 +198,7 @@ export function roundItems(data: TrainData, itemSets: ReadonlyArray<readonly str
     class: it.product.class,
     category: it.product.category,
     keywords: [...(itemSets[j] ?? [])],
+    ...facetsField(it.product.facets),
   }));
 }
 

@@ -12,7 +12,7 @@ import { type PolicyVocabulary, queryCandidates } from "../core/policy-candidate
 import type { PolicyParams } from "../core/policy-features.js";
 import type { QueryGenerator } from "../core/query-generator.js";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
-import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
+import { compactRewardInput, ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
 import { Rng } from "../core/rng.js";
 import { decodeQuery } from "../core/set-policy.js";
 import { type HistoryPoint, loadParams, saveParams } from "./checkpoint.js";
@@ -315,13 +315,14 @@ export function runItemPhase(
   const qVocab = currentQueryVocabulary(data, state, opts);
   const cands = storeCandidates(data, qVocab, visible, opts, parallel ? 0 : undefined, items);
   // Click supervision: the judged items per query (the item reward leaves an unjudged pair at weight 0: missing).
-  const rewardInput = {
+  // Compacted (core/reward.ts): only what the frozen query index can match, the same rewards in a fraction of the memory.
+  const rewardInput = compactRewardInput({
     itemSets: itemIndexSets(data, itemSets),
     itemNames: data.names,
     querySets: qIndexSets,
     relevant: data.train.map((q) => q.relevant),
     judged: data.train.map((q) => q.judged),
-  };
+  });
   let reward: (i: number, k: readonly string[]) => number = () => 0;
   if (opts.ablations.itemReward === "transposed-f1") {
     const relQ = new Map<number, Set<number>>();

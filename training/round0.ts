@@ -3,6 +3,7 @@
  * Items get the extractor's top-M n-grams; the query side ships the same
  * extractor, limited to the keywords the item side emitted.
  */
+import { facetsField } from "../core/columns.js";
 import { countItemNgrams, EXTRACTOR_DEFAULTS, extractKeywords, itemSegments, ngramDocumentFrequencies, type Segment } from "../core/extract.js";
 import { IndexBuilder, KeywordIndex } from "../core/inverted-index.js";
 import { extractorSpec, loadQueryGenerator } from "../core/query-generator.js";
@@ -33,7 +34,7 @@ export function extractItemKeywords(dataset: Pick<Dataset, "products">): RoundIt
 
 /** A product's round-0 item: its top-M n-grams against the catalogue's df. */
 function round0Item(p: Product, segments: readonly Segment[], df: ReadonlyMap<string, number>, itemCount: number): RoundItem {
-  return { id: p.id, name: p.name, class: p.class, category: p.category, keywords: extractKeywords(segments, df, itemCount) };
+  return { id: p.id, name: p.name, class: p.class, category: p.category, keywords: extractKeywords(segments, df, itemCount), ...facetsField(p.facets) };
 }
 
 export function buildRound0(dataset: Dataset, opts: Round0Options = {}): RoundContent {

@@ -5,6 +5,7 @@
  * (publish/plan.ts) over the artifact without a write.
  */
 import { parseServingManifest } from "../../core/contract.js";
+import { columnKvValues } from "../../publish/columns.js";
 import { findBase } from "../../publish/node/artifact.js";
 import type { OpenTarget, PendingMigrations } from "../../publish/node/targets.js";
 import { kvValues, planBatches } from "../../publish/plan.js";
@@ -48,7 +49,7 @@ export async function dryRunLines(choice: TargetChoice, source: PublishSource, t
     lines.push(`  ${names[j]}: ${t.batches} batches, ${t.statements} statements, ${what}`);
   });
   lines.push(
-    `  KV ${choice.config.kv.binding}: ${kvValues(source, source.manifest.contentHash).length} values; then the round's catalogue row turns published`,
+    `  KV ${choice.config.kv.binding}: ${kvValues(source, source.manifest.contentHash).length + columnKvValues(source, source.manifest.contentHash).length} values; then the round's catalogue row turns published`,
   );
   return lines;
 }

@@ -89,5 +89,12 @@ describe("the OpenAPI document", () => {
       "results",
       "tookMs",
     ]);
+    // Filters and facets (issue 25 §2): every parameter documented, the field-filter map as OpenAPI's deepObject.
+    const search = doc.paths["/v1/search"]?.get as { parameters?: Array<{ name: string; style?: string; description?: string }> } | undefined;
+    const params = search?.parameters ?? [];
+    expect(params.map((p) => p.name)).toEqual(expect.arrayContaining(["class", "category", "filter", "facets"]));
+    expect(params.find((p) => p.name === "filter")?.style).toBe("deepObject");
+    for (const p of params) expect(p.description, p.name).toBeTruthy();
+    expect(Object.keys(doc.components.schemas.SearchResponse?.properties ?? {})).toContain("facets");
   });
 });

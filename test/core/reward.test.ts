@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { f1FromCounts } from "../../core/metrics.js";
 import { normalizeKeyword } from "../../core/normalize.js";
-import { ItemRewardContext, queryReward } from "../../core/reward.js";
+import { compactRewardInput, ItemRewardContext, queryReward } from "../../core/reward.js";
 
 const VOCAB = ["a", "b", "c", "d", "e", "f", "g h", "i"];
 
@@ -78,6 +78,28 @@ describe("item reward (eq. 2.3, App. B.3)", () => {
           expect(ctx.reward(i, candidate)).toBeCloseTo(totalF1(replaced, queries, relevant, judged, w) - before, 12);
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("compacted to what the query sets can match, gives exactly the same rewards", () => {
+    fc.assert(
+      fc.property(instance, ({ items, queries, rel, candidate }) => {
+        const itemSets = items.map((it) => itemKeywordSet(it));
+        const names = items.map((it) => normalizeKeyword(it.name));
+        const relevant = queries.map((_, q) => new Set((rel[q] ?? []).filter((i) => i < items.length)));
+        const input = { itemSets, itemNames: names, querySets: queries, relevant };
+        const full = new ItemRewardContext(input);
+        const compact = compactRewardInput(input);
+        const inQueries = new Set(queries.flat());
+        expect(compact.itemSets.flat().every((k) => inQueries.has(k))).toBe(true);
+        const small = new ItemRewardContext(compact);
+        expect(small.referenceTotal()).toBe(full.referenceTotal());
+        items.forEach((_, i) => {
+          expect(small.reward(i, candidate)).toBe(full.reward(i, candidate));
+          expect(small.reward(i, [...VOCAB])).toBe(full.reward(i, [...VOCAB]));
+        });
+      }),
       { numRuns: 300 },
     );
   });

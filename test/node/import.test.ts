@@ -9,6 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { buildColumns } from "../../core/columns.js";
+import { compileFilters, filterPredicate } from "../../core/filters.js";
 import { compareIds } from "../../core/ids.js";
 import { Rng } from "../../core/rng.js";
 import { rewriteAsShopJsonl } from "../../scripts/bench/rewrite-catalogue.js";
@@ -284,5 +286,52 @@ describe("commands on an imported catalogue (COGR_DATA)", () => {
     );
     oneLine("eval.ts", ["--method", "keywords"], /^error: eval measures against relevance labels, and .* has none/);
     oneLine("labels.ts", ["--state", tmp("state")], /^error: no labels to load: .* is a catalogue without queries and labels/);
+  });
+});
+
+describe("an import's --facet fields become the round's filter and facet columns", () => {
+  it("carries them through build-round into items.jsonl, as text and numeric columns a filter reads", () => {
+    const dir = tmp("facets");
+    const rows = Array.from({ length: 12 }, (_, k) => ({
+      sku: `s${k}`,
+      label: `lamp number ${k}`,
+      kind: k % 3 === 0 ? "Floor Lamps" : "Desk Lamps",
+      crumbs: ["Lighting", k % 2 === 0 ? "Lamps" : "Shades"],
+      spec: { rating: k % 5, finish: k % 2 === 0 ? "brass" : "matte black" },
+    }));
+    const file = join(dir, "lamps.jsonl");
+    writeFileSync(file, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    const out = join(dir, "catalog");
+    const imp = runScript("import.ts", [
+      ...["--products", file, "--id", "sku", "--title", "label", "--class", "kind", "--category", "crumbs"],
+      ...["--facet", "spec.rating", "--facet", "spec.finish", "--out", out],
+    ]);
+    expect(imp.stderr).toBe("");
+    const artifacts = tmp("facets-art");
+    const built = runScript("build-round.ts", ["--round", "0"], { COGR_DATA: out, COGR_ARTIFACTS: artifacts });
+    expect(built.status).toBe(0);
+    const items = readRound(0, artifacts).items;
+    expect(items.find((it) => it.id === "s7")?.facets).toEqual({ "spec.rating": "2", "spec.finish": "matte black" });
+    const { meta, codes } = buildColumns(items);
+    expect(meta.columns.map((c) => [c.name, c.numeric, c.values.length])).toEqual([
+      ["category.lvl0", false, 1],
+      ["category.lvl1", false, 2],
+      ["class", false, 2],
+      ["spec.finish", false, 2],
+      ["spec.rating", true, 5],
+    ]);
+    const keep = filterPredicate(
+      compileFilters(meta, [
+        { parameter: "filter[spec.rating]", field: "spec.rating", raw: "3.." },
+        { parameter: "filter[spec.finish]", field: "spec.finish", raw: "Matte-Black" },
+      ]),
+      codes,
+    );
+    expect(items.filter((_, o) => keep(o)).map((it) => it.id)).toEqual(
+      rows
+        .filter((r) => r.spec.rating >= 3 && r.spec.finish === "matte black")
+        .map((r) => r.sku)
+        .sort(compareIds),
+    );
   });
 });

@@ -114,6 +114,17 @@ describe("npm start", () => {
     expect(long).toMatch(/overflow-wrap: anywhere/);
   });
 
+  it.skipIf(!chromium)("shows the facet sidebar with counts; the filters in the URL narrow the results and check their boxes", () => {
+    const dom = dumpDom(chromium as string, `${url}/?q=wood&class=Chairs`);
+    expect(dom).toMatch(
+      /<aside id="facets" aria-label="Filter results"><fieldset><legend>Class<\/legend><label><input type="checkbox" name="class" value="Chairs" checked=""><span>Chairs<\/span><span class="count">(\d+)<\/span><\/label><\/fieldset><fieldset><legend>Category<\/legend>/,
+    );
+    const count = /value="Chairs" checked=""><span>Chairs<\/span><span class="count">(\d+)</.exec(dom)?.[1];
+    expect(dom).toContain(`id="meta">${count} results for “wood”`);
+    const all = dumpDom(chromium as string, `${url}/?q=wood`);
+    expect(all).toMatch(/<input type="checkbox" name="class" value="Chairs"><span>Chairs<\/span><span class="count">\d+<\/span>/);
+  });
+
   it.skipIf(!chromium)("renders the compare and item pages, escaping what they show, labels included", () => {
     const q = "<b>x</b> wood chair";
     const dom = dumpDom(chromium as string, `${url}/compare?q=${encodeURIComponent(q)}`);
@@ -139,7 +150,12 @@ describe("npm start", () => {
   it.skipIf(!chromium)("takes screenshots of the search, compare and item pages at desktop and mobile widths", () => {
     const dir = process.env.COGR_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "cogr-shots-"));
     mkdirSync(dir, { recursive: true });
-    const pages = { search: "/?q=wood%20chair", compare: `/compare?q=${encodeURIComponent("wood chair")}`, item: "/items/1" };
+    const pages = {
+      search: "/?q=wood%20chair",
+      facets: "/?q=wood&class=Chairs,Lamps&category=Furniture",
+      compare: `/compare?q=${encodeURIComponent("wood chair")}`,
+      item: "/items/1",
+    };
     for (const [name, path] of Object.entries(pages)) {
       for (const [width, height, label] of [
         [1280, 900, "desktop"],

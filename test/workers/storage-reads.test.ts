@@ -9,11 +9,13 @@
  *   hinted keyword miss      the first pass adds ≤ 1 per shard and 1 catalogue query (its ten rows)
  *   interleaved              both rounds' pipelines: the sum of their two bounds
  *   stale round list         + 1 catalogue query (the published rounds, cached per isolate for ROUND_CACHE_TTL_MS)
+ *   filters and facets       + 0 (their columns are KV values)
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { shardDatabases } from "../../workers/search/bindings.js";
 import { itemLru } from "../../workers/search/catalog.js";
+import { columnLru } from "../../workers/search/facets.js";
 import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.js";
 import { postingLru } from "../../workers/search/middleware/services.js";
 import { dfBucketLru } from "../../workers/search/query-df.js";
@@ -62,6 +64,15 @@ describe("D1 reads per search", () => {
     expect(r.body.total).toBeGreaterThan(0);
     expect(Math.max(...r.shards)).toBeLessThanOrEqual(1);
     expect(r.shardTotal).toBeGreaterThan(0);
+    expect(r.catalog).toBe(1);
+  });
+
+  it("filters and facets add no D1 query (their columns are KV values), also on a cold column cache", async () => {
+    columnLru.clear();
+    const r = await countedSearch("/v1/search?q=wood%20lamp&limit=10&class=Lamps&facets=class,category", {}, FRESH_ROUNDS);
+    expect(r.status).toBe(200);
+    expect(r.body.total).toBeGreaterThan(0);
+    expect(Math.max(...r.shards)).toBeLessThanOrEqual(1);
     expect(r.catalog).toBe(1);
   });
 

@@ -9,8 +9,10 @@
  * dropped. Precomputed query keywords (optional) go into the round for
  * offline evaluation, the reward service and the serving cache.
  */
+
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
+import { facetsField } from "../../core/columns.js";
 import { KeywordIndex } from "../../core/inverted-index.js";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { DECODING, itemPrompt, PROMPTS, queryPrompt } from "../../core/prompts.js";
@@ -91,7 +93,7 @@ export async function buildLlmRound(dataset: Dataset, from: Round, opts: IndexRo
     if (rec) count(rec);
     const keywords = rec?.status === "ok" ? [...rec.keywords] : [...(previous.get(id)?.keywords ?? [])];
     if (!rec && !opts.keepItems) throw new Error(`item ${id} has no generation record`);
-    return { id, name: p.name, class: p.class, category: p.category, keywords };
+    return { id, name: p.name, class: p.class, category: p.category, keywords, ...facetsField(p.facets) };
   });
   const index = KeywordIndex.build(items, { queryTerms: ROUND_QUERY_TERMS });
   const df = new Map<string, number>();

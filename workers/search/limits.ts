@@ -9,6 +9,8 @@ export const SERVING_LIMITS = {
   itemLruBytes: 8 * 2 ** 20,
   /** In-isolate LRU of generated query keywords (in front of the KV keyword cache). */
   keywordLruBytes: 2 * 2 ** 20,
+  /** Facet columns' dictionaries and codes (facets.ts), per isolate: at 1M items a class column is 2 MB (2-byte codes), each category level 1–2 MB. */
+  columnLruBytes: 24 * 2 ** 20,
   /** A large round's extractor df tail (query-df.ts), per isolate. */
   dfBucketLruBytes: 4 * 2 ** 20,
   /** KV keys are at most 512 bytes; longer posting keys skip the KV cache. */

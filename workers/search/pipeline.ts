@@ -9,11 +9,13 @@ import { postingsFromBlocks } from "../../core/blocks.js";
 import { indexOfSorted } from "../../core/collections.js";
 import type { ServingManifest } from "../../core/contract.js";
 import { type Explanation, explainHit } from "../../core/explain.js";
+import type { FacetValue } from "../../core/filters.js";
 import { firstPassPlan, NO_HINTS, type SearchHints, searchHints } from "../../core/hints.js";
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
 import type { Catalog, ItemRow } from "./catalog.js";
+import { facetCounts, type Narrowing, narrows, prepareNarrowing } from "./facets.js";
 import type { QueryKeywords } from "./keywords.js";
 import type { IndexStore } from "./store/index-store.js";
 
@@ -35,6 +37,8 @@ export interface SearchAnswer {
   readonly results: SearchResult[];
   /** Whether an item ordinal is in I_ret(q) (the workbench's P/R/F1 over the whole set). */
   readonly retrieves: (ordinal: number) => boolean;
+  /** With facets asked: each one's top values over the filtered I_ret(q) (facets.ts). */
+  readonly facets?: Record<string, FacetValue[]>;
 }
 
 export interface SearchOptions {
@@ -45,10 +49,12 @@ export interface SearchOptions {
    * ranked by BM25 over the round's bags.
    */
   readonly bm25?: boolean;
+  /** Filters narrowing I_ret(q) and its tail, and facets to count (facets.ts); needs `deps.kv`. */
+  readonly narrowing?: Narrowing;
 }
 
 export async function runSearch(
-  deps: { store: IndexStore; catalog: Catalog },
+  deps: { store: IndexStore; catalog: Catalog; kv?: KVNamespace },
   round: ServingManifest,
   query: string,
   generated: QueryKeywords,
@@ -57,9 +63,19 @@ export async function runSearch(
 ): Promise<SearchAnswer> {
   const full = planQuery(generated.keywords, query, round.queryTerms, generated.corrected);
   const plan: QueryPlan = opts.bm25 ? firstPassPlan(query) : full;
-  const blocks = await deps.store.postings(round, [...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]);
-  const fetched = postingsFromBlocks(plan, blocks, page.offset + page.limit);
-  const { total, hits, related } = executeQuery(plan, fetched, round.stats, { ...page, related: true });
+  const narrowing = opts.narrowing && deps.kv && narrows(opts.narrowing) ? opts.narrowing : null;
+  const [blocks, narrowed] = await Promise.all([
+    deps.store.postings(round, [...plan.keywords.map(keywordKey), ...plan.words.map(wordKey)]),
+    narrowing && deps.kv ? prepareNarrowing(deps.kv, round, narrowing) : null,
+  ]);
+  const keep = narrowed?.keep ?? undefined;
+  const fetched = postingsFromBlocks(plan, blocks, page.offset + page.limit, keep);
+  const { total, hits, related, retrieved } = executeQuery(plan, fetched, round.stats, {
+    ...page,
+    related: true,
+    filter: keep,
+    keepRetrieved: (narrowed?.facets.length ?? 0) > 0,
+  });
   const rows = await deps.catalog.itemsByOrdinal(
     round,
     hits.map((h) => h.item),
@@ -75,7 +91,7 @@ export async function runSearch(
     set ??= unionPostings(fetched.keywords.values());
     return indexOfSorted(set, o) >= 0;
   };
-  return { total, related: related ?? null, results, retrieves };
+  return { total, related: related ?? null, results, retrieves, ...(narrowed && retrieved ? { facets: facetCounts(narrowed, retrieved) } : {}) };
 }
 
 /** Plain BM25's first k item ordinals for a query (its words over the round's bags; no item rows read). */

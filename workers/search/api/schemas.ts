@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { REWARD_LIMITS } from "../../../core/reward.js";
 import { PROBLEM_BASE_URL, PROBLEM_TYPES } from "../errors.js";
 import { SERVING_LIMITS } from "../limits.js";
+import { FacetCounts, FilterFields } from "./facet-schemas.js";
 
 /** A non-negative decimal integer as a query string carries it: digits only, no sign, exponent or fraction. */
 function intParam(name: string, min: number, max: number, fallback: number) {
@@ -56,6 +57,7 @@ const SearchFields = z.object({
   }),
   explain: flagParam("explain", "1: each result says why it matched (the keywords that hit, each word's BM25 contribution)."),
   verbatim: flagParam("verbatim", '1: read q as typed, without spelling correction (what the page\'s "search instead for" link asks).'),
+  ...FilterFields,
 });
 
 /** Every result up to offset + limit is ranked and read (interleaved: explained too), so the depth is bounded, not only each part. */
@@ -152,7 +154,7 @@ export const SearchResponse = z
         "The query as the round's generator read it after spelling correction (words unknown to the round's vocabulary, one edit from a known word), or null when no word changed or `verbatim=1`.",
       example: "armchair",
     }),
-    total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)|, exact (interleaved: the larger of the two rounds')." }),
+    total: z.number().int().nonnegative().openapi({ description: "|I_ret(q)| after the filters, exact (interleaved: the larger of the two rounds')." }),
     related: z
       .number()
       .int()
@@ -168,6 +170,7 @@ export const SearchResponse = z
       .optional()
       .openapi({ description: "Interleaved, admin view only: each round's |I_ret(q)|." }),
     results: z.array(SearchResult),
+    facets: FacetCounts.optional(),
     tookMs: z.number().nonnegative(),
   })
   .openapi("SearchResponse");

@@ -6,6 +6,7 @@
  * a link that searches the spelling as typed (verbatim=1).
  */
 import { SERVING_LIMITS } from "../limits.js";
+import { FACET_SIDEBAR_BODY, FACET_SIDEBAR_SCRIPT, FACET_SIDEBAR_STYLE } from "./facet-sidebar.js";
 import { htmlDocument } from "./shell.js";
 
 export const SEARCH_PAGE = htmlDocument({
@@ -14,7 +15,7 @@ export const SEARCH_PAGE = htmlDocument({
   ol { padding-left: 1.6rem; }
   li { margin: .45rem 0; }
   li.related-head { list-style: none; margin: 1rem 0 .3rem -1.6rem; color: #555; border-top: 1px solid #ddd; padding-top: .5rem; }
-  nav.pager { display: flex; gap: .5rem; margin-top: 1rem; }`,
+  nav.pager { display: flex; gap: .5rem; margin-top: 1rem; }${FACET_SIDEBAR_STYLE}`,
   body: `<h1>cogr-edge</h1>
 <form id="form" action="/" method="get" role="search">
   <input id="q" name="q" type="search" maxlength="256" placeholder="Search products, e.g. armchair" autofocus>
@@ -25,6 +26,7 @@ export const SEARCH_PAGE = htmlDocument({
 <p id="notice"></p>
 <div id="chips" aria-label="query keywords"></div>
 <p id="error" role="alert"></p>
+${FACET_SIDEBAR_BODY}
 <ol id="results"></ol>
 <nav class="pager"><button id="prev" hidden>Previous</button><button id="next" hidden>Next</button><a id="compare" hidden>Compare rounds for this query</a></nav>`,
   script: `
@@ -36,7 +38,7 @@ export const SEARCH_PAGE = htmlDocument({
   var offset = Math.min(MAX_OFFSET, Math.max(0, parseInt(params.get("offset") || "0", 10) || 0));
   var verbatim = params.get("verbatim") === "1";
   el("q").value = q;
-  function go(newOffset) { var p = new URLSearchParams({ q: q, offset: String(newOffset) }); if (verbatim) p.set("verbatim", "1"); location.search = p.toString(); }
+  function go(newOffset) { var p = new URLSearchParams({ q: q, offset: String(newOffset) }); if (verbatim) p.set("verbatim", "1"); for (var f in filterParams) p.set(f, filterParams[f]); location.search = p.toString(); }${FACET_SIDEBAR_SCRIPT}
   el("prev").onclick = function () { go(Math.max(0, offset - PAGE_SIZE)); };
   el("next").onclick = function () { go(offset + PAGE_SIZE); };
   if (!q.trim()) {
@@ -44,7 +46,7 @@ export const SEARCH_PAGE = htmlDocument({
     return;
   }
   el("meta").textContent = "Searching…";
-  getJson("/v1/search?" + new URLSearchParams({ q: q, limit: String(PAGE_SIZE), offset: String(offset), explain: "1", verbatim: verbatim ? "1" : "0" }))
+  getJson("/v1/search?" + new URLSearchParams(Object.assign({ q: q, limit: String(PAGE_SIZE), offset: String(offset), explain: "1", verbatim: verbatim ? "1" : "0", facets: "class,category" }, filterParams)))
     .then(function (res) {
       var b = res.body;
       if (!res.ok) { el("meta").textContent = ""; showProblem(b); return; }
@@ -60,6 +62,7 @@ export const SEARCH_PAGE = htmlDocument({
         c.appendChild(typed);
       }
       b.keywords.forEach(function (k) { el("chips").appendChild(text("span", k, "chip")); });
+      renderFacets(b.facets);
       var headed = false;
       b.results.forEach(function (r, j) {
         if (r.related && !headed) {

@@ -23,6 +23,7 @@ import { hashUserKey } from "../experiments/user-hash.js";
 import { queryKeywords } from "../keywords.js";
 import { isAdminView } from "../middleware/admin-view.js";
 import type { ServicesEnv } from "../middleware/services.js";
+import { type Narrowing, narrowingOf } from "../narrowing.js";
 import { runSearch, type SearchResult } from "../pipeline.js";
 import { routeRequest } from "./round-choice.js";
 
@@ -42,12 +43,19 @@ export const searchRoute = createRoute({
   responses: { 200: json("Ranked results.", SearchResponse), ...problems(...DATA_ROUTE) },
 });
 
-type Page = { limit: number; offset: number; explain: boolean; verbatim: boolean };
+type Page = { limit: number; offset: number; explain: boolean; verbatim: boolean; narrowing: Narrowing };
 
 async function searchRound(c: Context<ServicesEnv>, round: ServingManifest, q: string, page: Page) {
   const { catalog, store, keywordDeps } = c.var.services;
   const generated = await queryKeywords(keywordDeps, round, q, page.verbatim);
-  const answer = await runSearch({ store, catalog }, round, q, generated, { limit: page.limit, offset: page.offset }, { explain: page.explain });
+  const answer = await runSearch(
+    { store, catalog, kv: c.env.CACHE },
+    round,
+    q,
+    generated,
+    { limit: page.limit, offset: page.offset },
+    { explain: page.explain, narrowing: page.narrowing },
+  );
   return { generated, answer, fallback: generated.source !== (round.queryGenerator.kind === "llm" ? "llm" : "policy") };
 }
 
@@ -64,11 +72,12 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
       related: answer.related,
       totals: null,
       results: answer.results as Array<SearchResult & { team?: "control" | "treatment" }>,
+      facets: answer.facets,
       credited: null,
     };
   }
   // Both rounds' first offset + limit results, merged; the page is a slice of the merged list.
-  const depth = { limit: page.offset + page.limit, offset: 0, explain: page.explain, verbatim: page.verbatim };
+  const depth = { limit: page.offset + page.limit, offset: 0, explain: page.explain, verbatim: page.verbatim, narrowing: page.narrowing };
   const [control, treatment] = await Promise.all([searchRound(c, routed.control, q, depth), searchRound(c, routed.treatment, q, depth)]);
   const merged = teamDraft(control.answer.results, treatment.answer.results, depth.limit, routed.seedFor(q), (r) => r.id);
   const sole = soleContributions(control.answer.results, treatment.answer.results, (r) => r.id);
@@ -84,6 +93,8 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
     related: control.answer.related === null || treatment.answer.related === null ? null : Math.max(control.answer.related, treatment.answer.related),
     totals: { control: control.answer.total, treatment: treatment.answer.total },
     results: shown.map((d) => ({ ...d.item, team: d.team })),
+    // Filters narrow both rounds; the facet counts are the control round's (its I_ret(q) under the filters).
+    facets: control.answer.facets,
     // Per result: only one round ranked it (interleave.ts, soleContributions): the clicks the preference credits.
     credited: shown.map((d) => sole(d.item)),
   };
@@ -92,7 +103,9 @@ async function answer(c: Context<ServicesEnv>, routed: Routed, q: string, page: 
 export function mountSearch(app: ApiApp) {
   app.openapi(searchRoute, async (c) => {
     const started = performance.now();
-    const { q, limit, offset, explain, verbatim } = c.req.valid("query");
+    const valid = c.req.valid("query");
+    const { q, limit, offset, explain, verbatim } = valid;
+    const narrowing = narrowingOf(c.req.url, valid);
     const requestId = crypto.randomUUID();
     c.header("x-request-id", requestId);
     const routed = await routeRequest(c);
@@ -120,7 +133,7 @@ export function mountSearch(app: ApiApp) {
     });
     let found: Awaited<ReturnType<typeof answer>>;
     try {
-      found = await answer(c, routed, q, { limit, offset, explain, verbatim });
+      found = await answer(c, routed, q, { limit, offset, explain, verbatim, narrowing });
     } catch (e) {
       recordSearch(c.env, event({ error: true }), c.var.waitUntil);
       throw e;
@@ -160,6 +173,7 @@ export function mountSearch(app: ApiApp) {
         related: found.related,
         ...(disclose && found.totals ? { totals: found.totals } : {}),
         results: disclose ? found.results : found.results.map(withoutTeam),
+        ...(found.facets ? { facets: found.facets } : {}),
         tookMs,
       },
       200,
