@@ -92,7 +92,9 @@ describe("publish --dry-run and the publish lock (local state)", () => {
     expect(dry.stderr).toBe("");
     const lines = dry.stdout.trim().split("\n");
     expect(lines[0]).toBe(`dry run: publish round 0 to local state ${state}; nothing is written`);
-    expect(lines).toContain("  cogr-catalog: 0000_catalog.sql, 0001_experiments.sql, 0002_round_format_2.sql, 0003_labels.sql, 0004_publish_lock.sql, 0005_workbench.sql");
+    expect(lines).toContain(
+      "  cogr-catalog: 0000_catalog.sql, 0001_experiments.sql, 0002_round_format_2.sql, 0003_labels.sql, 0004_publish_lock.sql, 0005_workbench.sql",
+    );
     expect(lines).toContain("round 0 is written in full");
     expect(lines.filter((l) => /^ {2}cogr-(catalog|shard-\d): \d+ batches, \d+ statements, \d+ (item|directory) rows/.test(l))).toHaveLength(5);
     expect(lines.at(-1)).toMatch(/^ {2}KV CACHE: \d+ values; then the round's catalogue row turns published$/);

@@ -48,7 +48,7 @@ async function conforms(res: Response, path: string, method = "GET") {
     retryAfter: retryable ? true : null,
     allow: res.status === 405 ? allowedMethods().get(honoPath(route.path))?.join(", ") : null,
   });
-  expect(problem || res.status < 400 || (route.operationId === "itemPage" && res.status === 404)).toBe(true);
+  expect(problem || res.status < 400 || ((route.operationId === "itemPage" || route.operationId === "experimentPage") && res.status === 404)).toBe(true);
   seen.add(`${route.operationId} ${res.status}`);
   // 405 belongs to the path: every operation on it documents it.
   if (res.status === 405) for (const r of matching) seen.add(`${r.operationId} 405`);
@@ -77,7 +77,10 @@ const DATA_PATHS = [
   "/v1/query-sets",
   "/v1/query-set?set=labelled",
 ] as const;
-const ALL_PATHS = [...DATA_PATHS, "/healthz", "/readyz", "/openapi.json", "/", "/compare", "/queries", "/items/1"] as const;
+/** The experiment dashboards' JSON and pages (experiment c-1 is started in "feedback and the admin API"). */
+const EXPERIMENT_DATA_PATHS = ["/v1/experiments", "/v1/experiments/c-1", "/v1/experiments/c-1/series"] as const;
+const EXPERIMENT_PATHS = [...EXPERIMENT_DATA_PATHS, "/experiments", "/experiments/c-1"] as const;
+const ALL_PATHS = [...DATA_PATHS, "/healthz", "/readyz", "/openapi.json", "/", "/compare", "/queries", "/items/1", ...EXPERIMENT_PATHS] as const;
 /** What reads storage once a round is published, and so is limited and can fail with it: the data routes and the item page. */
 const SERVED_PATHS = [...DATA_PATHS, "/items/1"] as const;
 
@@ -316,6 +319,24 @@ describe("feedback and the admin API", () => {
       await expectStatus(405, op.path, { method: "DELETE" });
       await expectStatus(414, `${op.path}?pad=${"p".repeat(8200)}`, op);
       await expectStatus(431, op.path, { ...op, headers: { cookie: "c".repeat(9000) } });
+    }
+  });
+});
+
+describe("the experiment dashboards", () => {
+  it("answer 200 for an ended experiment without a token, 404 for an unknown one, 429, 500 and 503", async () => {
+    expect((await expectStatus(200, "/v1/experiments")).experiments.length).toBeGreaterThan(0);
+    expect((await expectStatus(200, "/v1/experiments/c-1")).experiment).toMatchObject({ id: "c-1", disclosed: true });
+    expect((await expectStatus(200, "/v1/experiments/c-1/series")).disclosed).toBe(true);
+    for (const path of ["/experiments", "/experiments/c-1"]) await expectStatus(200, path);
+    for (const path of ["/v1/experiments/nope", "/v1/experiments/nope/series"]) expect((await expectStatus(404, path)).detail).toMatch(/nope/);
+    expect(await expectStatus(404, "/experiments/nope")).toMatch(/^<!doctype html>/i);
+    for (const path of EXPERIMENT_DATA_PATHS) await expectStatus(500, path, { env: { SHARD_COUNT: "5" } });
+    for (const path of [...EXPERIMENT_DATA_PATHS, "/experiments/c-1"]) {
+      expect((await expectStatus(503, path, { env: { CATALOG: failingD1() } })).title).toBe("Storage unavailable");
+      const headers = { "cf-connecting-ip": `198.51.100.${30 + EXPERIMENT_PATHS.indexOf(path as (typeof EXPERIMENT_PATHS)[number])}` };
+      for (let j = 0; j < env.TEST_RATE_LIMIT; j++) expect((await get(path, {}, headers)).status).not.toBe(429);
+      await expectStatus(429, path, { headers });
     }
   });
 });

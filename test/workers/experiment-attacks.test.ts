@@ -85,7 +85,7 @@ describe("an ordinary client cannot tell its arm", () => {
       expect(shown.res.headers.get("x-cogr-experiment")).toBe("hidden");
       expect(shown.body).toMatchObject({ experiment: "hidden", arm: user === inControl ? "r0" : "r1", round: user === inControl ? 0 : 1 });
     }
-    expect(seen[0]).toEqual(["keywordSource", "keywords", "query", "related", "requestId", "results", "tookMs", "total"]);
+    expect(seen[0]).toEqual(["corrected", "keywordSource", "keywords", "query", "related", "requestId", "results", "tookMs", "total"]);
     expect(seen[1]).toEqual(seen[0]);
     // A wrong token is an ordinary client, not an error.
     const wrong = await search("wood chair", inTreatment as string, "192.0.2.10", { authorization: "Bearer not-the-token" });

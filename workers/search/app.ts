@@ -20,6 +20,7 @@ import { type ServicesEnv, services } from "./middleware/services.js";
 import { userKey } from "./middleware/user-key.js";
 import { adminRoutes, mountAdmin } from "./routes/admin.js";
 import { compareRoute, mountCompare } from "./routes/compare.js";
+import { EXPERIMENT_ROUTES, mountExperimentPages } from "./routes/experiments-pages.js";
 import { feedbackRoute, mountFeedback } from "./routes/feedback.js";
 import { healthRoute, mountHealth } from "./routes/health.js";
 import { itemRoundsRoute, itemRoute, mountItems } from "./routes/items.js";
@@ -52,6 +53,7 @@ export const ROUTES: readonly RouteConfig[] = [
   querySetsRoute,
   judgmentRoute,
   ...Object.values(adminRoutes),
+  ...EXPERIMENT_ROUTES,
 ];
 const MOUNTS = [
   mountSearch,
@@ -67,6 +69,7 @@ const MOUNTS = [
   mountAdmin,
   mountQuerySet,
   mountJudgments,
+  mountExperimentPages,
 ];
 
 /** OpenAPI's /v1/items/{id} → Hono's /v1/items/:id */
@@ -110,6 +113,8 @@ export function createApp(): ApiApp {
   // The item page reads the catalogue (is the item there? else 404): limited and served like the API.
   app.use("/items/*", rateLimit);
   app.use("/items/*", services);
+  // The experiment pages read the catalogue (is the experiment there? else 404): limited like the API.
+  app.use("/experiments/*", rateLimit);
   app.use("/admin/*", adminRateLimit);
   app.use("/admin/*", adminAuth);
   for (const r of ROUTES) if (r.path.includes("{")) app.use(honoPath(r.path), strictPathParams(honoPath(r.path)));

@@ -10,15 +10,26 @@ import type { Experiment } from "./config.js";
 import { COUNTING_LIMITS, type Concentration, concentrationOf } from "./counting.js";
 
 const COUNTED = `WITH
-  s AS (SELECT * FROM searches WHERE experiment_id = ?1 AND COALESCE(net, '') NOT IN (SELECT value FROM json_each(?2))),
+  s AS (SELECT * FROM searches WHERE experiment_id = ?1 AND at <= ?5 AND COALESCE(net, '') NOT IN (SELECT value FROM json_each(?2))),
   p AS (SELECT COALESCE(net, '') AS net, MIN(1.0, ?3 * 1.0 / COUNT(*)) AS w, MIN(1.0, ?4 * 1.0 / COUNT(DISTINCT user_key)) AS wk FROM s GROUP BY 1),
   sw AS (SELECT s.*, p.w AS w, p.wk AS wk FROM s JOIN p ON p.net = COALESCE(s.net, ''))`;
 
-/** A statement over the counted searches: ?1–?4 are bound here, the query's own parameters from ?5. */
+/** No time bound: every search the experiment recorded. */
+export const ALL_TIME = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A statement over the counted searches: ?1–?5 are bound here (?5: searches
+ * and feedback up to `until`, epoch ms; the dashboard's series reads the
+ * statistics as they stood at past times), the query's own parameters from ?6.
+ */
 export function counted(db: D1Database, e: Experiment, sql: string, ...params: unknown[]): D1PreparedStatement {
+  return countedUntil(db, e, ALL_TIME, sql, ...params);
+}
+
+export function countedUntil(db: D1Database, e: Experiment, until: number, sql: string, ...params: unknown[]): D1PreparedStatement {
   return db
     .prepare(`${COUNTED}\n${sql}`)
-    .bind(e.id, JSON.stringify(e.excludedPrefixes ?? []), COUNTING_LIMITS.searchesPerPrefixMax, COUNTING_LIMITS.keysPerPrefixMax, ...params);
+    .bind(e.id, JSON.stringify(e.excludedPrefixes ?? []), COUNTING_LIMITS.searchesPerPrefixMax, COUNTING_LIMITS.keysPerPrefixMax, until, ...params);
 }
 
 export interface ArmRow {
@@ -33,19 +44,21 @@ export interface ArmRow {
 }
 
 /** Per arm: searches, users and clicked searches as recorded and as counted; zero-result, failed and fallback searches as counted. */
-export async function armRows(db: D1Database, e: Experiment): Promise<Map<string, ArmRow>> {
+export async function armRows(db: D1Database, e: Experiment, until = ALL_TIME): Promise<Map<string, ArmRow>> {
   const [figures, users] = await Promise.all([
-    counted(
+    countedUntil(
       db,
       e,
+      until,
       `SELECT arm, COUNT(*) AS searches, COUNT(DISTINCT user_key) AS users, SUM(c) AS clicked, SUM(w) AS w_searches, SUM(w * c) AS w_clicked,
               SUM(w * zero_result) AS zero, SUM(w * error) AS errors, SUM(w * fallback) AS fallbacks
-       FROM (SELECT sw.*, EXISTS (SELECT 1 FROM feedback f WHERE f.request_id = sw.request_id AND f.type = 'click') AS c FROM sw)
+       FROM (SELECT sw.*, EXISTS (SELECT 1 FROM feedback f WHERE f.request_id = sw.request_id AND f.type = 'click' AND f.at <= ?5) AS c FROM sw)
        GROUP BY arm`,
     ).all<Record<string, number | string>>(),
-    counted(
+    countedUntil(
       db,
       e,
+      until,
       `, pa AS (SELECT arm, COALESCE(net, '') AS net, COUNT(DISTINCT user_key) AS keys FROM s GROUP BY 1, 2)
        SELECT pa.arm AS arm, SUM(pa.keys * p.wk) AS users FROM pa JOIN p ON p.net = pa.net GROUP BY pa.arm`,
     ).all<{ arm: string; users: number }>(),
@@ -71,7 +84,7 @@ export async function armRows(db: D1Database, e: Experiment): Promise<Map<string
 export async function latencyPercentile(db: D1Database, e: Experiment, arm: string, searches: number, p: number): Promise<number> {
   if (searches === 0) return 0;
   const offset = Math.min(searches - 1, Math.max(0, Math.ceil((p / 100) * searches) - 1));
-  const row = await counted(db, e, "SELECT latency_ms FROM s WHERE arm = ?5 ORDER BY latency_ms LIMIT 1 OFFSET ?6", arm, offset).first<{
+  const row = await counted(db, e, "SELECT latency_ms FROM s WHERE arm = ?6 ORDER BY latency_ms LIMIT 1 OFFSET ?7", arm, offset).first<{
     latency_ms: number;
   }>();
   return row?.latency_ms ?? 0;
@@ -79,7 +92,7 @@ export async function latencyPercentile(db: D1Database, e: Experiment, arm: stri
 
 /** An arm's searches slower than `ms`, as counted. */
 export async function slowerThan(db: D1Database, e: Experiment, arm: string, ms: number): Promise<number> {
-  const row = await counted(db, e, "SELECT COALESCE(SUM(w), 0) AS n FROM sw WHERE arm = ?5 AND latency_ms > ?6", arm, ms).first<{ n: number }>();
+  const row = await counted(db, e, "SELECT COALESCE(SUM(w), 0) AS n FROM sw WHERE arm = ?6 AND latency_ms > ?7", arm, ms).first<{ n: number }>();
   return Number(row?.n ?? 0);
 }
 
@@ -96,12 +109,12 @@ export async function interleavingCounts(db: D1Database, e: Experiment): Promise
   return { wins: Number(row?.wins ?? 0), losses: Number(row?.losses ?? 0), ties: Number(row?.ties ?? 0) };
 }
 
-/** The events a finding is about: an arm's failed, zero-result or slow searches (above ?7 ms), or its user keys. */
+/** The events a finding is about: an arm's failed, zero-result or slow searches (above ?8 ms), or its user keys. */
 export type FindingEvents = "errors" | "zeroResults" | "slow" | "users";
 const EVENT_SQL: Record<FindingEvents, { count: string; where: string }> = {
   errors: { count: "COUNT(*)", where: "error = 1" },
   zeroResults: { count: "COUNT(*)", where: "zero_result = 1" },
-  slow: { count: "COUNT(*)", where: "latency_ms > ?7" },
+  slow: { count: "COUNT(*)", where: "latency_ms > ?8" },
   users: { count: "COUNT(DISTINCT user_key)", where: "1" },
 };
 
@@ -111,11 +124,11 @@ export async function concentration(db: D1Database, e: Experiment, arm: string, 
   const { results } = await counted(
     db,
     e,
-    `, hits AS (SELECT COALESCE(net, '') AS net, ${q.count} AS n FROM s WHERE arm = ?5 AND ${q.where} GROUP BY 1)
-     SELECT net, n, SUM(n) OVER () AS total FROM hits ORDER BY n DESC LIMIT ?6`,
+    `, hits AS (SELECT COALESCE(net, '') AS net, ${q.count} AS n FROM s WHERE arm = ?6 AND ${q.where} GROUP BY 1)
+     SELECT net, n, SUM(n) OVER () AS total FROM hits ORDER BY n DESC LIMIT ?7`,
     arm,
     COUNTING_LIMITS.concentrationTopPrefixes,
-    // D1 refuses a parameter the statement does not hold: ?7 only for slow searches.
+    // D1 refuses a parameter the statement does not hold: ?8 only for slow searches.
     ...(events === "slow" ? [slowerThanMs] : []),
   ).all<{ net: string; n: number; total: number }>();
   return concentrationOf(

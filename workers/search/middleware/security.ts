@@ -30,8 +30,8 @@ const page = secureHeaders({
 
 const api = secureHeaders({ ...common, contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } });
 
-/** Paths that serve HTML pages (they get the page policy): the workbench's search, compare, query-set and item pages. */
-export const PAGE_PATHS: ReadonlySet<string> = new Set(["/", "/compare", "/queries"]);
-export const isPagePath = (path: string) => PAGE_PATHS.has(path) || /^\/items\/[^/]+$/.test(path);
+/** Paths that serve HTML pages (they get the page policy): the workbench's search, compare, query-set, item and experiment pages. */
+export const PAGE_PATHS: ReadonlySet<string> = new Set(["/", "/compare", "/queries", "/experiments"]);
+export const isPagePath = (path: string) => PAGE_PATHS.has(path) || /^\/(items|experiments)\/[^/]+$/.test(path);
 
 export const security: MiddlewareHandler = (c, next) => (isPagePath(c.req.path) ? page(c, next) : api(c, next));

@@ -49,7 +49,7 @@ export const HELPERS = `
   function showProblem(b) { el("error").textContent = (b.title || "Error") + ": " + (b.detail || ""); }
 `;
 
-export const NAV = `<header><nav><a href="/">Search</a><a href="/compare">Compare rounds</a><a href="/queries">Query sets</a><a href="/openapi.json">API</a></nav></header>`;
+export const NAV = `<header><nav><a href="/">Search</a><a href="/compare">Compare rounds</a><a href="/queries">Query sets</a><a href="/experiments">Experiments</a><a href="/openapi.json">API</a></nav></header>`;
 
 export function htmlDocument(page: { title: string; style: string; body: string; script: string }): string {
   return `<!doctype html>

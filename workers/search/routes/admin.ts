@@ -122,7 +122,8 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function report(c: Context<ServicesEnv>, store: ExperimentStore, e: Experiment) {
+/** The live report; a live experiment's running minima of the sequential p-values are saved (also read by the dashboards, routes/experiments-pages.ts). */
+export async function report(c: Context<ServicesEnv>, store: ExperimentStore, e: Experiment) {
   const events = c.env.EVENTS;
   if (!events) throw new Problem("unavailable", "No EVENTS binding: statistics need the events database.");
   const previous = await fromD1("reading sequential state", () => store.sequentialState(e.id));

@@ -40,6 +40,7 @@ export function openApiDocument(app: ApiApp, origin: string) {
       { name: "operations", description: "Liveness, readiness and this document." },
       { name: "pages", description: "HTML pages." },
       { name: "admin", description: "Experiments: start, watch, ramp, promote, roll back (bearer token)." },
+      { name: "experiments", description: "The experiment dashboards' figures: an ended experiment's for anyone, a live one's with the admin token." },
     ],
   });
 }
