@@ -94,7 +94,14 @@ export function joinKeywordBlocks(blocks: readonly PostingBlock[]): Uint32Array 
 
 /** The word posting of the given blocks (all of a list's, or the ones that hold candidates), with the list's df. */
 export function joinWordBlocks(blocks: readonly PostingBlock[], df?: number): WordPosting {
-  const parts = blocks.map((b) => decodeWordBlock(b.data));
+  return concatWordPostings(
+    blocks.map((b) => decodeWordBlock(b.data)),
+    df,
+  );
+}
+
+/** Consecutive pieces of one word posting (ascending, disjoint) as one posting, with the list's df (default: their length). */
+export function concatWordPostings(parts: readonly WordPosting[], df?: number): WordPosting {
   const n = parts.reduce((s, p) => s + p.items.length, 0);
   const items = new Uint32Array(n);
   const tfs = new Uint32Array(n);

@@ -26,7 +26,7 @@
  * is the reference's exactly (test/core/topk.test.ts checks it on random
  * indexes, k1 and b).
  */
-import { blocksHolding, joinKeywordBlocks, type PostingBlock, postingCount, wordPostingsFromBlocks } from "./blocks.js";
+import { blocksHolding, concatWordPostings, joinKeywordBlocks, type PostingBlock, postingCount, wordPostingsFromBlocks } from "./blocks.js";
 import { BM25_DEFAULTS, idf, termScore } from "./bm25.js";
 import { lowerBound } from "./collections.js";
 import { filterOrdinals } from "./filters.js";
@@ -316,17 +316,8 @@ export function executeTopK(
 
 /** The decoded units of a word as one posting (ascending), with the word's whole df. */
 function decodedPosting(units: readonly Unit[], df: number): WordPosting {
-  const parts = units.filter((u) => u.decoded).map((u) => u.decoded as WordPosting);
-  const n = parts.reduce((s, p) => s + p.items.length, 0);
-  const items = new Uint32Array(n);
-  const tfs = new Uint32Array(n);
-  const lengths = new Uint32Array(n);
-  let at = 0;
-  for (const p of parts) {
-    items.set(p.items, at);
-    tfs.set(p.tfs, at);
-    lengths.set(p.lengths, at);
-    at += p.items.length;
-  }
-  return { items, tfs, lengths, df };
+  return concatWordPostings(
+    units.filter((u) => u.decoded).map((u) => u.decoded as WordPosting),
+    df,
+  );
 }
