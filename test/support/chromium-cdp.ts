@@ -93,7 +93,16 @@ export class Browser {
     const exited = this.child.exitCode !== null ? Promise.resolve() : new Promise<void>((r) => this.child.once("exit", () => r()));
     this.child.kill("SIGKILL");
     await exited;
-    rmSync(this.profile, { recursive: true, force: true, maxRetries: 5 });
+    // Chromium's helper processes (renderer, crashpad) can outlive the browser by a moment and still write the
+    // profile: retry for up to 3 s, then leave the temporary folder (a leftover profile is not the page's failure).
+    for (let attempt = 0; attempt < 30; attempt++) {
+      try {
+        rmSync(this.profile, { recursive: true, force: true });
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
   }
 }
 
