@@ -9,6 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CATALOG_FILES, catalogQueryFiles, isCatalogDir, readCatalogManifest, streamCatalogProducts } from "./catalog.js";
+import { ProductFile } from "./product-file.js";
 import { DataError, type Dataset, type Grade, type LabelStats, NO_LABELS, type Product, type Query } from "./types.js";
 import { type IdRule, loadGrades, loadLabels, loadQueries, streamProducts, streamTsv, WANDS_FILES } from "./wands.js";
 
@@ -80,11 +81,27 @@ export async function* streamSourceLabelRows(src: DataSource): AsyncGenerator<{ 
   }
 }
 
-/** The whole dataset in memory (training's input). */
-export async function loadDataset(dir: string): Promise<Dataset> {
+/** How a loader holds the products: whole objects, or their text on disk (training/data/product-file.ts: training's way, issue 24). */
+export interface LoadOptions {
+  readonly productsOnDisk?: boolean;
+}
+
+/** Every product of a source, in its order. */
+export async function loadSourceProducts(src: DataSource, opts: LoadOptions = {}): Promise<Product[]> {
+  if (!opts.productsOnDisk) {
+    const products: Product[] = [];
+    for await (const p of streamSourceProducts(src)) products.push(p);
+    return products;
+  }
+  const file = new ProductFile();
+  for await (const p of streamSourceProducts(src)) file.add(p);
+  return file.finish();
+}
+
+/** The whole dataset (training's input): in memory, or with the products' text on disk. */
+export async function loadDataset(dir: string, opts: LoadOptions = {}): Promise<Dataset> {
   const src = dataSource(dir);
-  const products: Product[] = [];
-  for await (const p of streamSourceProducts(src)) products.push(p);
+  const products = await loadSourceProducts(src, opts);
   const ids = new Set(products.map((p) => p.id));
   if (ids.size !== products.length) throw new DataError(`${src.products}: duplicate product_id`);
   const queries = await loadSourceQueries(src);

@@ -11,13 +11,15 @@ import { decode } from "../../core/policy.js";
 import type { PolicyVocabulary } from "../../core/policy-candidates.js";
 import { newParams } from "../../core/policy-features.js";
 import { writeCandidateFile } from "../candidate-store.js";
+import { type ProductShard, shardProducts } from "../data/product-file.js";
 import type { Product } from "../data/types.js";
 import { candidateInputOf, keptCandidates } from "../lexical-data.js";
 import { type PoolWorkerData, serve } from "./pool.js";
 
 export interface CandidateWorkerData {
-  /** The shard's products: items first, first + 1, …. */
-  readonly products: readonly Product[];
+  /** The shard's products: items first, first + 1, …; or where their lines are (training/data/product-file.ts). */
+  readonly products?: readonly Product[];
+  readonly shard?: ProductShard;
   readonly first: number;
   readonly ngramDf: ReadonlyMap<string, number>;
   readonly itemCount: number;
@@ -45,19 +47,21 @@ export type CandidateMessage =
     };
 
 const data = workerData as CandidateWorkerData & PoolWorkerData;
+const held = data.products ?? [];
+const products = data.shard ? shardProducts(data.shard) : { count: held.length, product: (j: number) => held[j] as Product };
 
 serve(data, (m) => {
   const msg = m as CandidateMessage;
   // j: the item's place in this shard.
-  const build = (j: number) => keptCandidates(msg.vocab, candidateInputOf(data.products[j] as Product, data.ngramDf, data.itemCount), msg.keep);
+  const build = (j: number) => keptCandidates(msg.vocab, candidateInputOf(products.product(j), data.ngramDf, data.itemCount), msg.keep);
   if (msg.kind === "store") {
     const items = msg.items;
-    return items ? writeCandidateFile(items.length, (p) => build((items[p] as number) - data.first)) : writeCandidateFile(data.products.length, build);
+    return items ? writeCandidateFile(items.length, (p) => build((items[p] as number) - data.first)) : writeCandidateFile(products.count, build);
   }
   const params = newParams();
   params.weights.set(msg.weights);
   for (const [k, w] of msg.keywordWeights) params.keywordWeights.set(k, w);
   const out: string[][] = [];
-  for (let j = msg.from; j < Math.min(msg.to, data.products.length); j++) out.push(decode(params, build(j), msg.kMax, msg.minLogit));
+  for (let j = msg.from; j < Math.min(msg.to, products.count); j++) out.push(decode(params, build(j), msg.kMax, msg.minLogit));
   return out;
 });

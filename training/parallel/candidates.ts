@@ -1,13 +1,15 @@
 /**
  * Item candidates on worker threads (`--workers N`): the catalogue is cut
  * into N contiguous shards of item ordinals, each worker holding its shard's
- * products and the n-gram df once per run; a phase's candidate store is the
+ * products (or, when their text is on disk, where their lines are) and the
+ * n-gram df once per run; a phase's candidate store is the
  * workers' files joined in shard order, a decoding pass their decoded sets
  * concatenated. The same stores and sets as one thread builds, whatever N.
  */
 import type { PolicyVocabulary } from "../../core/policy-candidates.js";
 import type { PolicyParams } from "../../core/policy-features.js";
 import { type CandidateFile, type CandidateStore, joinCandidateFiles } from "../candidate-store.js";
+import { storedShard } from "../data/product-file.js";
 import type { TrainData } from "../lexical-data.js";
 import type { CandidateMessage, CandidateWorkerData } from "./candidate-worker.js";
 import { WorkerPool } from "./pool.js";
@@ -25,7 +27,10 @@ export class ParallelCandidates {
     this.bounds = Array.from({ length: workers + 1 }, (_, w) => Math.floor((w * n) / workers));
     this.pool = new WorkerPool(new URL("./candidate-worker.ts", import.meta.url), workers, (w): CandidateWorkerData & Record<string, unknown> => {
       const [from, to] = [this.bounds[w] as number, this.bounds[w + 1] as number];
-      return { products: data.items.slice(from, to).map((it) => it.product), first: from, ngramDf: data.ngramDf, itemCount: n };
+      const products = data.items.slice(from, to).map((it) => it.product);
+      // Products whose text is on disk go as their lines' places: the worker reads them itself.
+      const shard = storedShard(products);
+      return { ...(shard ? { shard } : { products }), first: from, ngramDf: data.ngramDf, itemCount: n };
     });
   }
 

@@ -21,8 +21,8 @@
 import { normalizeKeyword } from "../../core/normalize.js";
 import type { Split } from "../../core/split.js";
 import type { ClickRelevance } from "../clicks/derive.js";
-import { dataSource, hasLabels as sourceHasLabels, streamSourceProducts } from "../data/dataset.js";
-import { DataError, type Dataset, NO_LABELS, type Product, type Query } from "../data/types.js";
+import { dataSource, type LoadOptions, loadSourceProducts, hasLabels as sourceHasLabels } from "../data/dataset.js";
+import { DataError, type Dataset, NO_LABELS, type Query } from "../data/types.js";
 import { PSEUDO_QUERY_BUDGETS, type PseudoQuery, pseudoQueries } from "./catalog-queries.js";
 import { type ClickQueries, clickQueries } from "./clicks.js";
 
@@ -38,10 +38,9 @@ export const hasLabels = (dir: string): boolean => sourceHasLabels(dataSource(di
 export const defaultSupervision = (dir: string): Supervision => (hasLabels(dir) ? "labels" : "catalog");
 
 /** A dataset of products only: the products file is read, no other file is opened. */
-export async function loadCatalogOnly(dir: string): Promise<Dataset> {
+export async function loadCatalogOnly(dir: string, opts: LoadOptions = {}): Promise<Dataset> {
   const src = dataSource(dir);
-  const products: Product[] = [];
-  for await (const p of streamSourceProducts(src)) products.push(p);
+  const products = await loadSourceProducts(src, opts);
   if (new Set(products.map((p) => p.id)).size !== products.length) throw new DataError(`${src.products}: duplicate product_id`);
   return { dir, products, queries: [], relevant: new Map(), labelStats: NO_LABELS };
 }
