@@ -103,7 +103,7 @@ export function prepareData(
     const it = itemById.get(id);
     return it ? [...it.keywords] : extractKeywords(itemSegments(products[j] as Product), ngramDf, ids.length);
   });
-  return {
+  const data = {
     items,
     ids,
     names: items.map((i) => i.name),
@@ -114,6 +114,28 @@ export function prepareData(
     baseItemSets: base,
     ngramDf,
   };
+  internSets(data, base);
+  return data;
+}
+
+/**
+ * One string per distinct keyword across a run's item sets. A decoded set's
+ * keywords are new strings each time (read back from a candidate file or a
+ * worker's message), so a million items' sets held their keywords ten
+ * million times over; shared, a generation of sets costs its arrays only.
+ */
+const keywordTables = new WeakMap<TrainData, Map<string, string>>();
+export function internSets<T extends string[][]>(data: TrainData, sets: T): T {
+  const table = getOrInsert(keywordTables, data, () => new Map<string, string>());
+  for (const set of sets) {
+    for (let k = 0; k < set.length; k++) {
+      const s = set[k] as string;
+      const seen = table.get(s);
+      if (seen === undefined) table.set(s, s);
+      else set[k] = seen;
+    }
+  }
+  return sets;
 }
 
 /** What the query side sees of an item index: df over S_i and word → keyword associations. */

@@ -23,6 +23,7 @@ import {
   DATA_LIMITS,
   decodeItemSets,
   decodeQueries,
+  internSets,
   itemCandidateInput,
   itemCandidates,
   itemIndexSets,
@@ -136,8 +137,11 @@ function storeCandidates(
 /** Every item's decoded set, each item's candidates (those `keep` holds) built, decoded and dropped in turn. */
 function decodeAll(data: TrainData, vocab: PolicyVocabulary, params: PolicyParams, keep: ReadonlySet<string> | null, opts: TrainOptions): string[][] {
   const par = parallelCandidates(data, opts);
-  if (par) return par.decode(vocab, params, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit, keep);
-  return data.items.map((_, j) => decode(params, keptCandidates(vocab, itemCandidateInput(data, j), keep), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit));
+  if (par) return internSets(data, par.decode(vocab, params, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit, keep));
+  return internSets(
+    data,
+    data.items.map((_, j) => decode(params, keptCandidates(vocab, itemCandidateInput(data, j), keep), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit)),
+  );
 }
 
 /**
@@ -178,8 +182,8 @@ export function initialItemSets(data: TrainData, state: State, start: Round, opt
   if (phases.some((p) => p.side === "sft") && !state.checkpoint.completed.includes("sft")) return [];
   const itemRoundsDone = phases.flatMap((p) => (p.side === "item" && state.checkpoint.completed.includes(`item-${p.round}`) ? [p.round] : []));
   const lastItemRound = Math.max(-1, ...itemRoundsDone);
-  if (lastItemRound >= 0) return itemSetsOf(data, readRound(lastItemRound, opts.artifactsRoot));
-  if (opts.fromRound > 0) return itemSetsOf(data, start);
+  if (lastItemRound >= 0) return internSets(data, itemSetsOf(data, readRound(lastItemRound, opts.artifactsRoot)));
+  if (opts.fromRound > 0) return internSets(data, itemSetsOf(data, start));
   const was = state.checkpoint.itemsDecodedWith;
   if (was) return itemSetsFrom(data, { query: loadParams(was.query), item: loadParams(was.item) }, opts);
   return decodeItems(data, state, opts);
@@ -358,7 +362,7 @@ export function runItemPhase(
   } finally {
     workers?.close();
   }
-  const fromStore = items ? null : decodeItemSets(state.item, cands);
+  const fromStore = items ? null : internSets(data, decodeItemSets(state.item, cands));
   cands.close();
   const decided = fromStore ?? decodeAll(data, qVocab, state.item, visible, opts);
   return carryOver(decided, itemSets, visible);
