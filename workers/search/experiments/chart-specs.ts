@@ -14,7 +14,7 @@
  * writes the SVG.
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { Series } from "./series.js";
+import type { Series } from "./looks.js";
 
 export type ChartName = "effect" | "win-share" | "daily";
 
@@ -39,7 +39,11 @@ export const CHART_LIMITS = { minWidthPx: 280, maxWidthPx: 1200, defaultWidthPx:
 /** The old renderer's palette: an arm keeps its colour across the three charts. */
 const PALETTE = ["#1a3d8f", "#c2410c", "#0a7a3c", "#7c3aed", "#b91c1c", "#0e7490", "#a16207", "#4b5563"];
 
-const clock = (ms: number) => new Date(ms).toISOString().slice(5, 16).replace("T", " ");
+/** A look's time, UTC (MM-DD HH:MM; with seconds when the looks span under an hour, else they all read alike). */
+function clockFor(ats: readonly number[]): (ms: number) => string {
+  const end = Math.max(...ats) - Math.min(...ats) < 3_600_000 ? 19 : 16;
+  return (ms) => new Date(ms).toISOString().slice(5, end).replace("T", " ");
+}
 const num = (x: number) => Math.round(x).toLocaleString("en");
 const fixed = (x: number, digits = 3) => x.toFixed(digits).replace("-", "\u2212");
 
@@ -89,6 +93,7 @@ function effectChart(series: Series, widthPx: number): ChartSpec {
   const scale = il ? 1 : 100;
   const cut = (v: number) => Math.max(-scale, Math.min(scale, v));
   const name = (arm: string) => (il ? "interleaved" : `${arm} \u2212 control`);
+  const clock = clockFor(looks.map((l) => l.at));
   const values = looks.map((l) => {
     const [lo, hi] = l.confidenceSequence.map((v) => scale * v);
     return {
@@ -147,6 +152,7 @@ function effectChart(series: Series, widthPx: number): ChartSpec {
 
 function winShareChart(series: Series, widthPx: number): ChartSpec {
   const looks = series.looks.filter((l) => l.users > 0);
+  const clock = clockFor(looks.map((l) => l.at));
   const values = looks.map((l) => ({ at: l.at, share: l.secondary, tip: `${clock(l.at)} UTC: win share ${fixed(l.secondary)}` }));
   const title = "Interleaving: the treatment's share of decided searches (credited clicks)";
   const description = "Above 0.5 the treatment's own results are clicked more often than control's.";
