@@ -53,7 +53,7 @@ export const experimentPageRoute = createRoute({
   responses: {
     // A page reads no index (no 500 for a misconfigured shard count): only the catalogue, limited like the API.
     ...problems(...EVERY_ROUTE, 429, 503),
-    200: html("The dashboard; it reads /v1/experiments/{id} and /v1/experiments/{id}/series."),
+    200: html("The dashboard; it reads /v1/experiments/{id} and /v1/experiments/{id}/charts."),
     404: html("No such experiment: the page with a 404 status."),
   },
 });
