@@ -68,11 +68,12 @@ describe("the OpenAPI document", () => {
       "GET /v1/experiments": sorted("200", ...data),
       "GET /v1/experiments/{id}": sorted("200", "404", ...data),
       "GET /v1/experiments/{id}/series": sorted("200", "404", ...data),
+      "GET /v1/experiments/{id}/charts": sorted("200", "404", ...data),
       "GET /experiments": sorted("200", ...plain),
       "GET /experiments/{id}": sorted("200", "404", "429", "503", ...plain),
     });
     // The dashboards' JSON: public, the admin token optional (it discloses a live experiment).
-    for (const path of ["/v1/experiments", "/v1/experiments/{id}", "/v1/experiments/{id}/series"])
+    for (const path of ["/v1/experiments", "/v1/experiments/{id}", "/v1/experiments/{id}/series", "/v1/experiments/{id}/charts"])
       expect((doc.paths[path]?.get as { security?: unknown } | undefined)?.security).toEqual([{}, { adminToken: [] }]);
     const adminOps = Object.entries(doc.paths).filter(([p]) => p.startsWith("/admin"));
     for (const [, ops] of adminOps) for (const op of Object.values(ops) as Array<{ security?: unknown }>) expect(op.security).toEqual([{ adminToken: [] }]);

@@ -1,13 +1,15 @@
 /**
  * The experiment dashboards on `npm start`, in headless Chromium: the list
- * and an ended experiment's page for anyone (charts with titles and value
- * tables, the history's reasons as text: a reason carrying markup stays
- * text), a live experiment's figures withheld without the token, and with
+ * and an ended experiment's page for anyone (the Worker's Vega-Lite charts
+ * with titles, hover values and value tables, drawn at the page's width; the
+ * history's reasons as text: a reason carrying markup stays text, and so
+ * does an arm carrying markup, written into the local events database with
+ * `wrangler d1 execute`), a live experiment's figures withheld without the token, and with
  * the token typed into the page (kept in sessionStorage, never in the URL)
  * its figures and an admin rollback behind a confirmation. Screenshots at
  * desktop and mobile widths go to COGR_SCREENSHOTS when set.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +23,8 @@ import { Browser } from "../support/chromium-cdp.js";
 const chromium = findChromium();
 if (!chromium) console.warn("experiment pages skipped: no chromium found (Debian: apt-get install chromium)");
 const INJECTED = `<img src=x onerror="document.title='pwned'"><b>bold</b> rolled back`;
+/** An arm name carrying markup, as if the events database held one: it reaches the daily chart's legend, marks and table. */
+const EVIL_ARM = `r9"><img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`;
 const SIZES = [
   [1280, 900, "desktop"],
   [390, 844, "mobile"],
@@ -54,6 +58,23 @@ describe.skipIf(!chromium)("the experiment dashboards in headless Chromium", () 
     expect(sim.stderr).toBe("");
   };
 
+  /** `npm start` on a free port, until it says what it serves. */
+  const start = async (serving: RegExp) => {
+    const port = await freePort();
+    child = spawn(join("node_modules", ".bin", "tsx"), ["scripts/start.ts", "--port", String(port), "--state", state], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    await waitFor(child, serving, 150_000);
+    url = `http://127.0.0.1:${port}`;
+  };
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGINT");
+    await exited;
+  };
+
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
     expect(runScript("build-round.ts", ["--round", "0", "--dev-queries", "8"], env).status).toBe(0);
@@ -61,21 +82,31 @@ describe.skipIf(!chromium)("the experiment dashboards in headless Chromium", () 
     cpSync(join(artifacts, "rounds", "0"), join(artifacts, "rounds", "1"), { recursive: true });
     const file = join(artifacts, "rounds", "1", "manifest.json");
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), round: 1 }));
-    const port = await freePort();
-    child = spawn(join("node_modules", ".bin", "tsx"), ["scripts/start.ts", "--port", String(port), "--state", state], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    await waitFor(child, /is serving round 1 on http:\/\/127\.0\.0\.1:\d+/, 150_000);
-    url = `http://127.0.0.1:${port}`;
+    await start(/is serving round 1 on http:\/\/127\.0\.0\.1:\d+/);
     const arms = [
       { round: 0, weight: 5000 },
       { round: 1, weight: 5000 },
     ];
     await runExperiment({ id: "dash-ended", design: "ab", arms }, 3);
     expect((await adminCall("POST", "/admin/experiments/dash-ended/rollback", { reason: INJECTED })).status).toBe(200);
+    // The arm carrying markup goes into the events database with the server stopped (a second local D1 client
+    // beside `wrangler dev` closes its connections), and `npm start` starts again on the same state.
+    await stop();
+    const sql = join(artifacts, "evil-arm.sql");
+    writeFileSync(
+      sql,
+      `INSERT INTO searches (request_id, at, round, experiment_id, arm, user_key, query, latency_ms, total, zero_result, error, keyword_source, fallback, shown)
+       VALUES ('evil-arm-1', ${Date.now()}, 9, 'dash-ended', '${EVIL_ARM.replaceAll("'", "''")}', 'evil-user', 'lamp', 1, 0, 1, 0, 'policy', 0, '[]');`,
+    );
+    const wrote = spawnSync(join("node_modules", ".bin", "wrangler"), ["d1", "execute", "cogr-events", "--local", "--persist-to", state, "--file", sql], {
+      encoding: "utf8",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_HIDE_BANNER: "true", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+      timeout: 120_000,
+    });
+    expect(wrote.status, wrote.stderr).toBe(0);
+    await start(/is serving round 0 on http:\/\/127\.0\.0\.1:\d+/);
     await runExperiment({ id: "dash-live", design: "ab", arms }, 4);
-  }, 300_000);
+  }, 420_000);
 
   afterAll(() => {
     if (child && child.exitCode === null) child.kill("SIGINT");
@@ -92,14 +123,74 @@ describe.skipIf(!chromium)("the experiment dashboards in headless Chromium", () 
     expect(page).toMatch(/Verdict: /);
     expect(page).toMatch(/<td>r0 \(control\)<\/td><td class="num">\d+<\/td>/);
     expect(page).toMatch(/SRM: no sample-ratio mismatch|Sample-ratio mismatch/);
-    expect(page).toMatch(/<svg[^>]*role="img"[^>]*><title[^>]*>Effect on per-user CTR/);
-    expect(page).toMatch(/<title[^>]*>Daily searches per arm<\/title>/);
+    expect(page).toMatch(
+      /<figure class="chart" data-chart="effect"><figcaption>Effect on per-user CTR[^<]*<\/figcaption><svg[^>]* role="img" aria-label="Effect on per-user CTR[^"]*"[^>]*><title>Effect on per-user CTR/,
+    );
+    expect(page).toMatch(/<svg[^>]* role="img" aria-label="Daily searches per arm"[^>]*><title>Daily searches per arm<\/title>/);
     expect(page).toMatch(/<summary>Values<\/summary>/);
+    expect(page).toMatch(/A\/B experiment \(each user sees one arm\), so there is none to plot/);
+    // The arm carrying markup: text in the chart (escaped in the DOM) and in its table, never an element.
+    expect(page).toContain("<td>r9\"&gt;&lt;img src=x onerror=\"document.title='pwned'\"&gt;&lt;script&gt;document.title='pwned'&lt;/script&gt;</td>");
+    expect(page).toMatch(/aria-label="[^"]*, r9&quot;&gt;&lt;img src=x onerror=&quot;document\.title='pwned'&quot;&gt;&lt;script&gt;[^"]*: 1 searches"/);
+    expect(page).not.toMatch(/<script>document/);
     // The reason arrives as text: escaped in the DOM, no element made from it, and its script never ran.
     expect(page).toContain("&lt;img src=x onerror=\"document.title='pwned'\"&gt;&lt;b&gt;bold&lt;/b&gt; rolled back");
     expect(page).not.toMatch(/<img|<b>bold/);
     expect(page).not.toMatch(/<title>pwned/);
     expect(page).not.toMatch(/id="actions"(?![^>]*hidden)/);
+  });
+
+  it("draws the ended experiment's charts at the page's width, desktop and mobile, each mark with its value, no markup from the data", async () => {
+    const browser = Browser.launch(chromium as string);
+    try {
+      for (const [width, height, label] of SIZES) {
+        const page = await browser.open(`${url}/experiments/dash-ended`, { width, height });
+        await page.waitFor("document.querySelectorAll('#charts figure svg').length === 2");
+        const figures = await page.evaluate<
+          Array<{
+            name: string;
+            caption: string;
+            label: string;
+            role: string;
+            svgWidth: number;
+            boxWidth: number;
+            points: number;
+            bars: number;
+            hover: number;
+            rows: number;
+          }>
+        >(
+          `[...document.querySelectorAll("#charts figure")].map((f) => { const svg = f.querySelector("svg"); return {
+            name: f.dataset.chart, caption: f.querySelector("figcaption").textContent, label: svg.getAttribute("aria-label"), role: svg.getAttribute("role"),
+            svgWidth: Number(svg.getAttribute("width")), boxWidth: document.getElementById("charts").clientWidth,
+            points: svg.querySelectorAll('[aria-roledescription="point"]').length, bars: svg.querySelectorAll('[aria-roledescription="bar"]').length,
+            hover: svg.querySelectorAll('[aria-roledescription] > title').length, rows: f.querySelectorAll("tr").length - 1 }; })`,
+        );
+        expect(figures.map((f) => f.name)).toEqual(["effect", "daily"]);
+        for (const f of figures) {
+          expect(f).toMatchObject({ role: "img", label: f.caption });
+          // Rendered by the Worker at the page's width: drawn 1:1, so its 12 px text stays 12 px on a phone.
+          expect(f.svgWidth).toBe(Math.max(280, f.boxWidth));
+          expect(f.svgWidth).toBeLessThanOrEqual(width);
+          expect(f.rows).toBeGreaterThan(0);
+        }
+        const [effect, daily] = figures as [(typeof figures)[0], (typeof figures)[0]];
+        expect(effect.points).toBe(effect.rows);
+        expect(effect.hover).toBe(effect.points);
+        expect(daily.bars).toBe(daily.rows);
+        expect(daily.hover).toBe(daily.bars);
+        expect(await page.evaluate<number>("document.querySelectorAll('img, #charts script, #charts foreignObject').length")).toBe(0);
+        expect(await page.evaluate<string>("document.title")).toBe("dash-ended \u00b7 experiments \u00b7 cogr-edge");
+        expect(await page.evaluate<boolean>(`[...document.querySelectorAll("#charts td")].some((td) => td.textContent === ${JSON.stringify(EVIL_ARM)})`)).toBe(
+          true,
+        );
+        expect(await page.evaluate<boolean>(`[...document.querySelectorAll("#charts svg text")].some((t) => t.textContent.startsWith('r9"><img'))`)).toBe(true);
+        await page.evaluate(`(document.querySelectorAll("#charts details").forEach((d) => { d.open = true; }), true)`);
+        await page.screenshot(join(shots, `experiment-ended-charts-${label}.png`));
+      }
+    } finally {
+      await browser.close();
+    }
   });
 
   it("withholds a live experiment's figures without the token", () => {

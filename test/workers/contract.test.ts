@@ -78,7 +78,7 @@ const DATA_PATHS = [
   "/v1/query-set?set=labelled",
 ] as const;
 /** The experiment dashboards' JSON and pages (experiment c-1 is started in "feedback and the admin API"). */
-const EXPERIMENT_DATA_PATHS = ["/v1/experiments", "/v1/experiments/c-1", "/v1/experiments/c-1/series"] as const;
+const EXPERIMENT_DATA_PATHS = ["/v1/experiments", "/v1/experiments/c-1", "/v1/experiments/c-1/series", "/v1/experiments/c-1/charts"] as const;
 const EXPERIMENT_PATHS = [...EXPERIMENT_DATA_PATHS, "/experiments", "/experiments/c-1"] as const;
 const ALL_PATHS = [...DATA_PATHS, "/healthz", "/readyz", "/openapi.json", "/", "/compare", "/queries", "/items/1", ...EXPERIMENT_PATHS] as const;
 /** What reads storage once a round is published, and so is limited and can fail with it: the data routes and the item page. */
@@ -330,8 +330,11 @@ describe("the experiment dashboards", () => {
     expect((await expectStatus(200, "/v1/experiments")).experiments.length).toBeGreaterThan(0);
     expect((await expectStatus(200, "/v1/experiments/c-1")).experiment).toMatchObject({ id: "c-1", disclosed: true });
     expect((await expectStatus(200, "/v1/experiments/c-1/series")).disclosed).toBe(true);
+    expect((await expectStatus(200, "/v1/experiments/c-1/charts?width=480")).disclosed).toBe(true);
+    expect((await expectStatus(400, "/v1/experiments/c-1/charts?width=100000")).parameter).toBe("width");
     for (const path of ["/experiments", "/experiments/c-1"]) await expectStatus(200, path);
-    for (const path of ["/v1/experiments/nope", "/v1/experiments/nope/series"]) expect((await expectStatus(404, path)).detail).toMatch(/nope/);
+    for (const path of ["/v1/experiments/nope", "/v1/experiments/nope/series", "/v1/experiments/nope/charts"])
+      expect((await expectStatus(404, path)).detail).toMatch(/nope/);
     expect(await expectStatus(404, "/experiments/nope")).toMatch(/^<!doctype html>/i);
     for (const path of EXPERIMENT_DATA_PATHS) await expectStatus(500, path, { env: { SHARD_COUNT: "5" } });
     for (const path of [...EXPERIMENT_DATA_PATHS, "/experiments/c-1"]) {

@@ -5,7 +5,9 @@
  * view (experiments/disclosure.ts).
  */
 import { z } from "@hono/zod-openapi";
+import { CHART_LIMITS } from "../experiments/chart-specs.js";
 import { ArmSchema, ReportSchema } from "./admin-schemas.js";
+import { intParam } from "./schemas.js";
 
 const DISCLOSED =
   "true: an ended experiment (public), or a live one read with the admin token; false: a live (running or paused) experiment read without it, whose arms, figures and history are withheld.";
@@ -88,3 +90,39 @@ export const ExperimentSeriesSchema = z
       .nullable(),
   })
   .openapi("ExperimentSeries");
+
+export const ChartsQuery = z.object({
+  width: intParam("width", CHART_LIMITS.minWidthPx, CHART_LIMITS.maxWidthPx, CHART_LIMITS.defaultWidthPx).openapi({
+    param: { name: "width", in: "query", description: "The charts' width in CSS pixels (the page asks for its own); the height follows it." },
+  }),
+});
+
+export const ChartSchema = z
+  .object({
+    name: z.enum(["effect", "win-share", "daily"]),
+    title: z.string(),
+    description: z.string(),
+    svg: z.string().openapi({
+      description:
+        'The chart as SVG, rendered by Vega-Lite/Vega in the Worker: role="img" with an aria-label, <title> and <desc>; each mark\'s value as its aria-label and hover <title>; every string escaped; no style attributes.',
+    }),
+    columns: z.array(z.string()).readonly().openapi({ description: "The values table's header." }),
+    rows: z.array(z.array(z.string()).readonly()).readonly().openapi({ description: "The values table: every plotted value, formatted." }),
+  })
+  .openapi("ExperimentChart");
+
+export const ExperimentChartsSchema = z
+  .object({
+    disclosed: z.boolean().openapi({ description: DISCLOSED }),
+    charts: z
+      .array(ChartSchema)
+      .readonly()
+      .nullable()
+      .openapi({ description: "The effect over time, the interleaving win share, daily searches per arm: those the series has; null unless disclosed." }),
+    notes: z
+      .array(z.string())
+      .readonly()
+      .nullable()
+      .openapi({ description: "Why a plot is missing (no traffic yet; A/B has no interleaving preference); null unless disclosed." }),
+  })
+  .openapi("ExperimentCharts");

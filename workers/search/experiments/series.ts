@@ -13,41 +13,13 @@
 import type { Experiment } from "./config.js";
 import { ALL_TIME, armRows, countedUntil } from "./counted.js";
 import { creditedPreferences, userCtrMoments } from "./counted-users.js";
-import { lookTimes } from "./looks.js";
+import { type DailyArm, type EffectLook, lookTimes, type Series } from "./looks.js";
 import { armName } from "./routing.js";
 import { msprt } from "./statistics.js";
 import { cupedMsprt, meanPreferenceMsprt, NO_USERS } from "./user-statistics.js";
 
+export type { DailyArm, EffectLook, Series } from "./looks.js";
 export { lookTimes, SERIES_LIMITS } from "./looks.js";
-
-export interface EffectLook {
-  /** Epoch ms: the statistics as they stood then. */
-  readonly at: number;
-  readonly arm: string;
-  /** The effect the verdict reads (A/B: per-user CTR difference, CUPED-adjusted; interleaving: the mean user preference in [−1, 1]). */
-  readonly effect: number;
-  readonly confidenceSequence: readonly [number, number];
-  /** Per-search CTR difference (A/B) or credited win share of decided searches (interleaving). */
-  readonly secondary: number;
-  /** Users (A/B: both arms, counted; interleaving: users with a decided search). */
-  readonly users: number;
-}
-
-export interface DailyArm {
-  /** UTC day, YYYY-MM-DD. */
-  readonly day: string;
-  readonly arm: string;
-  readonly searches: number;
-  readonly clickedSearches: number;
-  readonly purchases: number;
-}
-
-export interface Series {
-  readonly experiment: string;
-  readonly design: Experiment["design"];
-  readonly looks: readonly EffectLook[];
-  readonly daily: readonly DailyArm[];
-}
 
 /** From the experiment's first search to its last event, search or feedback (epoch ms; the last look then sees every click); null without a search. */
 async function span(db: D1Database, e: Experiment): Promise<{ first: number; last: number } | null> {

@@ -2,10 +2,11 @@
  * One experiment's dashboard (GET /experiments/:id): its arms with users,
  * searches, CTR and purchases, SRM, the statistics the verdict reads, the
  * plots over time (the effect's always-valid confidence sequence, the
- * interleaving preference, daily searches per arm; pages/charts.ts), the
- * change history with the guardrail's reasons, and, with the admin token,
- * ramp, promote, roll back and resume buttons, each behind a confirmation.
- * Reads GET /v1/experiments/:id and /v1/experiments/:id/series.
+ * interleaving preference, daily searches per arm: SVG rendered by
+ * Vega-Lite in the Worker, placed by pages/charts.ts), the change history
+ * with the guardrail's reasons, and, with the admin token, ramp, promote,
+ * roll back and resume buttons, each behind a confirmation. Reads GET
+ * /v1/experiments/:id and /v1/experiments/:id/charts (at the page's width).
  */
 import { TOKEN_FORM, TOKEN_SCRIPT, TOKEN_STYLE } from "./admin-token.js";
 import { CHART_SCRIPT, CHART_STYLE } from "./charts.js";
@@ -50,7 +51,6 @@ ${TOKEN_FORM}
   function pt(x) { return (x >= 0 ? "+" : "\\u2212") + Math.abs(100 * x).toFixed(2) + " pt"; }
   function num(x) { return Math.round(x).toLocaleString("en"); }
   function pval(p) { return p < 0.0001 ? p.toExponential(1) : p.toFixed(4); }
-  function clock(ms) { return new Date(ms).toISOString().slice(5, 16).replace("T", " "); }
   // A figure (it starts with a digit, a sign or a bracket) is kept on one line.
   function row(table, cells, tag) { var tr = document.createElement("tr"); cells.forEach(function (c) { tr.appendChild(text(tag || "td", c, /^[-+\u2212\\d[]/.test(c) ? "num" : "")); }); table.appendChild(tr); }
 
@@ -87,51 +87,6 @@ ${TOKEN_FORM}
     });
   }
 
-  function showCharts(series) {
-    var box = el("charts"); box.textContent = "";
-    var looks = series.looks.filter(function (l) { return l.users > 0; });
-    var arms = []; looks.forEach(function (l) { if (arms.indexOf(l.arm) < 0) arms.push(l.arm); });
-    var il = series.design === "interleave";
-    if (looks.length === 0) box.appendChild(text("p", "No decided traffic yet: the plots appear with the first searches (and, for interleaving, the first credited clicks).", "cls"));
-    else {
-      var scale = il ? 1 : 100;
-      // The effect cannot leave [-1, 1] (a CTR difference, in pt: [-100, 100]): an early, wide band is drawn cut there.
-      var cut = function (v) { return Math.max(-scale, Math.min(scale, v)); };
-      var ats = looks.map(function (l) { return l.at; });
-      var xfmt = Math.max.apply(null, ats) - Math.min.apply(null, ats) < 3600e3 ? function (ms) { return new Date(ms).toISOString().slice(11, 19); } : clock;
-      box.appendChild(lineChart({
-        title: il ? "Mean user preference for the treatment, with its always-valid confidence sequence" : "Effect on per-user CTR (CUPED, treatment \\u2212 control), with its always-valid confidence sequence",
-        desc: "The estimate at each look and the (1 \\u2212 \\u03b1) confidence sequence around it; it narrows as users arrive, and the verdict is reached when it leaves 0.",
-        yLabel: il ? "preference (\\u22121 to 1)" : "CTR difference (pt)",
-        yFormat: function (v) { return il ? v.toFixed(2) : v.toFixed(1); },
-        xFormat: xfmt, reference: 0,
-        series: arms.map(function (a) { return { name: il ? "interleaved" : a + " \\u2212 control", points: looks.filter(function (l) { return l.arm === a; }).map(function (l) {
-          return { x: l.at, y: scale * l.effect, lo: cut(scale * l.confidenceSequence[0]), hi: cut(scale * l.confidenceSequence[1]), tip: clock(l.at) + ": " + (scale * l.effect).toFixed(3) + " in [" + (scale * l.confidenceSequence[0]).toFixed(3) + ", " + (scale * l.confidenceSequence[1]).toFixed(3) + "], " + num(l.users) + " users" };
-        }) }; }),
-        columns: ["Look (UTC)", "Arm", "Effect", "Low", "High", "Users"],
-        rows: looks.map(function (l) { return [clock(l.at), l.arm, (scale * l.effect).toFixed(3), (scale * l.confidenceSequence[0]).toFixed(3), (scale * l.confidenceSequence[1]).toFixed(3), num(l.users)]; }),
-      }));
-      if (il) box.appendChild(lineChart({
-        title: "Interleaving: the treatment's share of decided searches (credited clicks)",
-        desc: "Above 0.5 the treatment's own results are clicked more often than control's.",
-        yLabel: "treatment win share", yFormat: function (v) { return v.toFixed(2); }, xFormat: xfmt, reference: 0.5,
-        series: [{ name: "treatment win share", points: looks.map(function (l) { return { x: l.at, y: l.secondary, tip: clock(l.at) + ": " + l.secondary.toFixed(3) }; }) }],
-        columns: ["Look (UTC)", "Win share"], rows: looks.map(function (l) { return [clock(l.at), l.secondary.toFixed(3)]; }),
-      }));
-      else box.appendChild(text("p", "Interleaving preference: this is an A/B experiment (each user sees one arm), so there is none to plot.", "cls"));
-    }
-    var days = [], groups = [];
-    series.daily.forEach(function (r) { if (days.indexOf(r.day) < 0) days.push(r.day); if (groups.indexOf(r.arm) < 0) groups.push(r.arm); });
-    if (days.length > 0) box.appendChild(barChart({
-      title: "Daily searches per arm", desc: "Searches recorded per UTC day in each arm.", yLabel: "searches", yFormat: function (v) { return num(v); },
-      categories: days, groups: groups,
-      values: days.map(function (d) { return groups.map(function (g) { var r = series.daily.filter(function (x) { return x.day === d && x.arm === g; })[0]; return r ? r.searches : 0; }); }),
-      tip: function (d, g, v) { return d + ", " + g + ": " + num(v) + " searches"; },
-      columns: ["Day", "Arm", "Searches", "Clicked", "Purchases"],
-      rows: series.daily.map(function (r) { return [r.day, r.arm, num(r.searches), num(r.clickedSearches), num(r.purchases)]; }),
-    }));
-  }
-
   function load() {
     el("error").textContent = "";
     getAuthed("/v1/experiments/" + encodeURIComponent(id)).then(function (res) {
@@ -148,9 +103,9 @@ ${TOKEN_FORM}
       if (!e.disclosed) return;
       showArms(d);
       showHistory(d.changes);
-      getAuthed("/v1/experiments/" + encodeURIComponent(id) + "/series").then(function (s) {
+      getAuthed("/v1/experiments/" + encodeURIComponent(id) + "/charts?width=" + chartWidth()).then(function (s) {
         if (!s.ok) { showProblem(s.body); return; }
-        if (s.body.series) showCharts(s.body.series);
+        if (s.body.disclosed) showCharts(s.body);
       });
     }).catch(function () { el("error").textContent = "The experiment could not be loaded; try again."; });
   }

@@ -1,7 +1,9 @@
 /**
  * The experiment dashboards: GET /experiments and /experiments/:id (static
  * pages that read the JSON below), and GET /v1/experiments,
- * /v1/experiments/:id, /v1/experiments/:id/series. Who sees what is
+ * /v1/experiments/:id, /v1/experiments/:id/series and
+ * /v1/experiments/:id/charts (the series drawn as SVG by Vega-Lite, in
+ * experiments/chart-render.ts, loaded only here and only then). Who sees what is
  * experiments/disclosure.ts: an ended experiment is public; a live one's
  * arms, figures and history need the admin token (a wrong or missing token
  * reads the withheld view, never an error, as the search API's admin view).
@@ -12,13 +14,14 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { IdParams } from "../api/admin-schemas.js";
 import type { ApiApp } from "../api/app-type.js";
-import { ExperimentDashboard, ExperimentSeriesSchema, ExperimentSummaries } from "../api/experiment-view-schemas.js";
+import { ChartsQuery, ExperimentChartsSchema, ExperimentDashboard, ExperimentSeriesSchema, ExperimentSummaries } from "../api/experiment-view-schemas.js";
 import { DATA_ROUTE, EVERY_ROUTE, json, problems } from "../api/responses.js";
 import { PageHtml } from "../api/schemas.js";
 import { Problem } from "../errors.js";
+import { chartPlan } from "../experiments/chart-specs.js";
 import type { Experiment } from "../experiments/config.js";
 import { isDisclosed, summaryOf } from "../experiments/disclosure.js";
-import { experimentSeries, purchasesPerArm } from "../experiments/series.js";
+import { experimentSeries, purchasesPerArm, type Series } from "../experiments/series.js";
 import { ENDED_STATES, ExperimentStore } from "../experiments/store.js";
 import { isAdminView } from "../middleware/admin-view.js";
 import type { ServicesEnv } from "../middleware/services.js";
@@ -50,7 +53,7 @@ export const experimentPageRoute = createRoute({
   responses: {
     // A page reads no index (no 500 for a misconfigured shard count): only the catalogue, limited like the API.
     ...problems(...EVERY_ROUTE, 429, 503),
-    200: html("The dashboard; it reads /v1/experiments/{id} and /v1/experiments/{id}/series."),
+    200: html("The dashboard; it reads /v1/experiments/{id} and /v1/experiments/{id}/charts."),
     404: html("No such experiment: the page with a 404 status."),
   },
 });
@@ -94,7 +97,26 @@ export const experimentSeriesRoute = createRoute({
   responses: { 200: json("The series.", ExperimentSeriesSchema), ...problems(...DATA_ROUTE), ...notFound },
 });
 
-export const EXPERIMENT_ROUTES = [experimentsPageRoute, experimentPageRoute, experimentsListRoute, experimentDashboardRoute, experimentSeriesRoute] as const;
+export const experimentChartsRoute = createRoute({
+  method: "get",
+  path: "/v1/experiments/{id}/charts",
+  operationId: "getExperimentCharts",
+  summary: "One experiment's plots over time as SVG (Vega-Lite): the effect's confidence sequence, the interleaving win share, daily searches per arm",
+  description: `${ADMIN_NOTE} Each chart comes with its values as a table (columns and rows).`,
+  tags: ["experiments"],
+  security: optionalToken,
+  request: { params: IdParams, query: ChartsQuery },
+  responses: { 200: json("The charts.", ExperimentChartsSchema), ...problems(...DATA_ROUTE), ...notFound },
+});
+
+export const EXPERIMENT_ROUTES = [
+  experimentsPageRoute,
+  experimentPageRoute,
+  experimentsListRoute,
+  experimentDashboardRoute,
+  experimentSeriesRoute,
+  experimentChartsRoute,
+] as const;
 
 const storeOf = (c: Context<ServicesEnv>) => new ExperimentStore(c.env.CATALOG, c.env.CACHE);
 const adminView = (c: Context<ServicesEnv>) => isAdminView(c.env.ADMIN_TOKEN, c.req.header("authorization"));
@@ -124,6 +146,12 @@ async function endedCached<T>(c: Context<ServicesEnv>, e: Experiment, kind: "das
   c.var.waitUntil(c.env.CACHE.put(key, JSON.stringify(value), { expirationTtl: DASHBOARD_CACHE.ttlS }).catch(() => undefined));
   return value;
 }
+
+/** The series the /series and /charts routes read (cached once ended). */
+const seriesOf = (c: Context<ServicesEnv>, e: Experiment): Promise<Series> => {
+  const db = events(c);
+  return endedCached(c, e, "series", () => fromD1("reading the series", () => experimentSeries(db, e)));
+};
 
 function events(c: Context<ServicesEnv>): D1Database {
   const db = c.env.EVENTS;
@@ -178,8 +206,16 @@ export function mountExperimentPages(app: ApiApp) {
     const admin = await adminView(c);
     const e = await existing(c, c.req.valid("param").id);
     if (!isDisclosed(e, admin)) return c.json({ disclosed: false, series: null }, 200);
-    const db = events(c);
-    const series = await endedCached(c, e, "series", () => fromD1("reading the series", () => experimentSeries(db, e)));
-    return c.json({ disclosed: true, series }, 200);
+    return c.json({ disclosed: true, series: await seriesOf(c, e) }, 200);
+  });
+
+  app.openapi(experimentChartsRoute, async (c) => {
+    const admin = await adminView(c);
+    const e = await existing(c, c.req.valid("param").id);
+    if (!isDisclosed(e, admin)) return c.json({ disclosed: false, charts: null, notes: null }, 200);
+    const plan = chartPlan(await seriesOf(c, e), c.req.valid("query").width);
+    // Vega (about 800 KB of script) is evaluated by the first chart request an isolate serves, never at its start.
+    const { renderCharts } = await import("../experiments/chart-render.js");
+    return c.json({ disclosed: true, charts: await renderCharts(plan.charts), notes: plan.notes }, 200);
   });
 }
