@@ -7,6 +7,7 @@
  * trained policy or name an LLM; each kind is versioned and an unknown kind
  * or version is refused.
  */
+import { getOrInsert } from "./collections.js";
 import { EXTRACTOR_DEFAULTS, extractKeywords, segmentNgrams, segmentText } from "./extract.js";
 import { type HintSource, indexHintSource, type SearchHints } from "./hints.js";
 import type { KeywordIndex } from "./inverted-index.js";
@@ -105,10 +106,20 @@ export function extractorCorrection(head: ReadonlyMap<string, number>, query: st
   return correctQuery(cachedLexicon(head), query, (w) => tailWords.has(w));
 }
 
+const dfMaps = new WeakMap<ExtractorGeneratorSpec, Map<string, number>>();
+/**
+ * A spec's df as a map, made once per spec object: its generator, its
+ * corrector and its tail reader share it (and so one typo lexicon,
+ * core/typos.ts cachedLexicon), instead of a copy each in the isolate.
+ */
+export function specDf(spec: ExtractorGeneratorSpec): ReadonlyMap<string, number> {
+  return getOrInsert(dfMaps, spec, () => new Map(spec.df));
+}
+
 /** An extractor generator over its head df plus the tail df the caller fetched for this query; a misspelled query is read corrected. */
 export function extractorGenerator(spec: ExtractorGeneratorSpec, head?: ReadonlyMap<string, number>) {
   const opts = { maxKeywords: spec.maxKeywords, maxNgram: spec.maxNgram, minDf: 1 };
-  const df = head ?? new Map(spec.df);
+  const df = head ?? specDf(spec);
   const correct = head
     ? (query: string, tail?: ReadonlyMap<string, number>, verbatim = false) => extractorCorrection(head, query, tail, verbatim)
     : wholeCorrector(spec, df);
@@ -240,7 +251,7 @@ export function loadQueryCorrector(spec: QueryGeneratorSpec): (query: string, op
     const { vocab } = loadedPolicy(spec);
     return (query, opts) => (opts?.verbatim ? null : policyCorrection(vocab, query));
   }
-  const correct = wholeCorrector(spec, new Map(spec.df));
+  const correct = wholeCorrector(spec, specDf(spec));
   return (query, opts) => correct(query, undefined, opts?.verbatim);
 }
 

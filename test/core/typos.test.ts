@@ -11,6 +11,7 @@ import {
   loadQueryCorrector,
   loadQueryGenerator,
   QUERY_GENERATOR_LIMITS,
+  specDf,
   splitExtractorDf,
 } from "../../core/query-generator.js";
 import { Rng } from "../../core/rng.js";
@@ -107,5 +108,15 @@ describe("spelling correction (core/typos.ts)", () => {
     }
     expect(correct("zipper closure")).toBeNull(); // a tail n-gram of the query vouches for "zipper"
     expect(correct("closet zipper")?.text).toBe("closet dipper"); // no n-gram does: the documented limit, on both sides alike
+  });
+
+  it("a loaded extractor's generator and corrector share one df map (so one lexicon), made once per spec", () => {
+    const spec = extractorSpec(new Map(DF), 100);
+    const map = specDf(spec);
+    expect(specDf(spec)).toBe(map);
+    expect(specDf(extractorSpec(new Map(DF), 100))).not.toBe(map);
+    expect([...map]).toEqual(spec.df.map(([k, d]) => [k, d]));
+    expect(loadQueryCorrector(spec)("armchiar")?.text).toBe("armchair");
+    expect((loadQueryGenerator(spec) as (q: string) => string[])("armchiar")).toContain("armchair");
   });
 });

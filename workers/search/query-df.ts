@@ -9,7 +9,7 @@
 
 import type { ServingManifest } from "../../core/contract.js";
 import { queryDfKey } from "../../core/contract.js";
-import { dfBucketOf, type ExtractorGeneratorSpec, extractorCorrection, extractorGenerator, extractorTailTerms } from "../../core/query-generator.js";
+import { dfBucketOf, type ExtractorGeneratorSpec, extractorCorrection, extractorGenerator, extractorTailTerms, specDf } from "../../core/query-generator.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { kvGetMany } from "./store/kv-store.js";
 import { ByteLru } from "./store/lru.js";
@@ -22,7 +22,7 @@ export type AsyncGenerator = (query: string, verbatim: boolean) => Promise<{ key
 /** The extractor with its df tail fetched per query, or null when the extractor has no tail. */
 export function tailedExtractor(spec: ExtractorGeneratorSpec, kv: KVNamespace, round: ServingManifest): AsyncGenerator | null {
   if (!spec.tail) return null;
-  const head = new Map(spec.df);
+  const head = specDf(spec);
   const generate = extractorGenerator(spec, head);
   const buckets = spec.tail.buckets;
   return async (query, verbatim) => {
