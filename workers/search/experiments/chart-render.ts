@@ -16,7 +16,7 @@
 import { parse, View } from "vega";
 import { expressionInterpreter } from "vega-interpreter";
 import { compile, type TopLevelSpec } from "vega-lite";
-import type { ChartName, ChartSpec } from "./chart-specs.js";
+import type { ChartSpec } from "./chart-specs.js";
 
 const escapeText = (s: string) => s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 const escapeAttr = (s: string) => escapeText(s).replaceAll('"', "&quot;");
@@ -42,14 +42,8 @@ export async function renderSvg(spec: TopLevelSpec, label: { title: string; desc
   }
 }
 
-export interface RenderedChart {
-  readonly name: ChartName;
-  readonly title: string;
-  readonly description: string;
-  readonly svg: string;
-  readonly columns: readonly string[];
-  readonly rows: ReadonlyArray<readonly string[]>;
-}
+/** A chart as the route answers it: its spec drawn as SVG. */
+export type RenderedChart = Omit<ChartSpec, "spec"> & { readonly svg: string };
 
 /** Every chart of a plan, rendered one after another (Vega's work is CPU; nothing to overlap). */
 export async function renderCharts(charts: readonly ChartSpec[]): Promise<RenderedChart[]> {
