@@ -160,7 +160,11 @@ function winShareChart(series: Series, widthPx: number): ChartSpec {
     values.map((v) => v.at),
     widthPx,
   );
-  const y = { field: "share", type: "quantitative", title: "treatment win share", scale: { zero: false, nice: true } } as const;
+  // At least 0.4–0.6, centred on the 0.5 of no preference, so that a share of 0.52 does not fill the plot.
+  const shares = values.map((v) => v.share);
+  const reach = Math.max(0.1, ...shares.map((v) => Math.abs(v - 0.5)));
+  const domain = [Math.max(0, 0.5 - reach), Math.min(1, 0.5 + reach)];
+  const y = { field: "share", type: "quantitative", title: "treatment win share", scale: { domain, nice: true } } as const;
   return {
     name: "win-share",
     title,
