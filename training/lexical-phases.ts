@@ -219,6 +219,7 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
   // --workers N: the item side's steps as map (a chunk's cross-entropy gradient sums) and reduce (training/parallel/).
   // (Not with a shared generator: the query side's steps move the same weights between the workers' item steps.)
   const parallel = opts.workers !== undefined && !opts.ablations.sharedGenerator;
+  if (parallel) closeWorkers(data); // idle through the steps: their heaps freed (see runItemPhase)
   const workers = parallel ? new ParallelItemPhase(opts.workers as number, iCands, null, state.item, TRAIN_DEFAULTS.groupSize) : null;
   progress.phaseStart("sft", steps);
   for (let e = 0; e < opts.epochs.sft; e++) {
@@ -335,6 +336,10 @@ export function runItemPhase(
     });
     reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
   } else if (!parallel) reward = itemRewardFn(new ItemRewardContext(rewardInput));
+  // The candidate workers sit idle through the steps, each with its heap (the n-gram df, its shard): ended here, so
+  // that they and the GRPO workers never hold memory at once; the decoding pass after starts them again (the same
+  // shards, so the same sets).
+  if (parallel) closeWorkers(data);
   const workers = parallel ? new ParallelItemPhase(opts.workers as number, cands, rewardInput, state.item, TRAIN_DEFAULTS.groupSize, items) : null;
   const perEpoch = Math.ceil(cands.count / TRAIN_DEFAULTS.batch.item);
   progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
