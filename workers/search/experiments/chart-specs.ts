@@ -85,6 +85,11 @@ const referenceRule = (y: number) =>
     encoding: { y: { field: "y", type: "quantitative" } },
   }) as const;
 
+/** A chart over the looks: its marks' layers over one dataset, and the dashed reference line at y = `reference`. */
+function overLooks(widthPx: number, description: string, values: readonly object[], reference: number, marks: readonly object[]): TopLevelSpec {
+  return { ...frame(widthPx, description), layer: [{ data: { values }, layer: marks }, referenceRule(reference)] } as unknown as TopLevelSpec;
+}
+
 function effectChart(series: Series, widthPx: number): ChartSpec {
   const il = series.design === "interleave";
   const looks = series.looks.filter((l) => l.users > 0);
@@ -120,24 +125,12 @@ function effectChart(series: Series, widthPx: number): ChartSpec {
     name: "effect",
     title,
     description,
-    spec: {
-      ...frame(widthPx, `${title}. ${description}`),
-      layer: [
-        {
-          data: { values },
-          layer: [
-            { mark: { type: "area", opacity: 0.15, aria: false }, encoding: { x, y: { ...y, field: "lo" }, y2: { field: "hi" }, color } },
-            { mark: { type: "rule", opacity: 0.5, aria: false }, encoding: { x, y: { ...y, field: "lo" }, y2: { field: "hi" }, color } },
-            { mark: { type: "line", strokeWidth: 2, aria: false }, encoding: { x, y: { ...y, field: "effect" }, color } },
-            {
-              mark: { type: "point", filled: true, size: 50, opacity: 1 },
-              encoding: { x, y: { ...y, field: "effect" }, color, description: { field: "tip" } },
-            },
-          ],
-        },
-        referenceRule(0),
-      ],
-    } as TopLevelSpec,
+    spec: overLooks(widthPx, `${title}. ${description}`, values, 0, [
+      { mark: { type: "area", opacity: 0.15, aria: false }, encoding: { x, y: { ...y, field: "lo" }, y2: { field: "hi" }, color } },
+      { mark: { type: "rule", opacity: 0.5, aria: false }, encoding: { x, y: { ...y, field: "lo" }, y2: { field: "hi" }, color } },
+      { mark: { type: "line", strokeWidth: 2, aria: false }, encoding: { x, y: { ...y, field: "effect" }, color } },
+      { mark: { type: "point", filled: true, size: 50, opacity: 1 }, encoding: { x, y: { ...y, field: "effect" }, color, description: { field: "tip" } } },
+    ]),
     columns: ["Look (UTC)", "Arm", "Effect", "Low", "High", "Users"],
     rows: looks.map((l) => [
       clock(l.at),
@@ -169,19 +162,10 @@ function winShareChart(series: Series, widthPx: number): ChartSpec {
     name: "win-share",
     title,
     description,
-    spec: {
-      ...frame(widthPx, `${title}. ${description}`),
-      layer: [
-        {
-          data: { values },
-          layer: [
-            { mark: { type: "line", strokeWidth: 2, color: PALETTE[0], aria: false }, encoding: { x, y } },
-            { mark: { type: "point", filled: true, size: 50, opacity: 1, color: PALETTE[0] }, encoding: { x, y, description: { field: "tip" } } },
-          ],
-        },
-        referenceRule(0.5),
-      ],
-    } as TopLevelSpec,
+    spec: overLooks(widthPx, `${title}. ${description}`, values, 0.5, [
+      { mark: { type: "line", strokeWidth: 2, color: PALETTE[0], aria: false }, encoding: { x, y } },
+      { mark: { type: "point", filled: true, size: 50, opacity: 1, color: PALETTE[0] }, encoding: { x, y, description: { field: "tip" } } },
+    ]),
     columns: ["Look (UTC)", "Win share"],
     rows: looks.map((l) => [clock(l.at), fixed(l.secondary)]),
   };
