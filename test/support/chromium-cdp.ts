@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import { HEADLESS_FLAGS } from "./chromium.js";
 
 type Message = { id?: number; method?: string; params?: Record<string, unknown>; sessionId?: string; result?: unknown; error?: { message: string } };
 
@@ -42,20 +43,9 @@ export class Browser {
 
   static launch(bin: string): Browser {
     const profile = mkdtempSync(join(tmpdir(), "cogr-cdp-"));
-    const child = spawn(
-      bin,
-      [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--hide-scrollbars",
-        "--remote-debugging-pipe",
-        `--user-data-dir=${profile}`,
-        "about:blank",
-      ],
-      { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] },
-    );
+    const child = spawn(bin, [...HEADLESS_FLAGS, "--remote-debugging-pipe", `--user-data-dir=${profile}`, "about:blank"], {
+      stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"],
+    });
     return new Browser(child, profile);
   }
 

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import { HEADLESS_FLAGS } from "./chromium.js";
 
 const KEYS = { ArrowDown: 40, ArrowUp: 38, Enter: 13, Escape: 27 } as const;
 
@@ -26,7 +27,7 @@ export interface ChromiumPage {
 
 export async function openPage(bin: string, url: string, size: { width: number; height: number }): Promise<ChromiumPage> {
   const profile = mkdtempSync(join(tmpdir(), "cogr-chromium-"));
-  const args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--remote-debugging-pipe"];
+  const args = [...HEADLESS_FLAGS, "--remote-debugging-pipe"];
   const proc: ChildProcess = spawn(bin, [...args, `--user-data-dir=${profile}`, `--window-size=${size.width},${size.height}`, "about:blank"], {
     stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"],
   });
