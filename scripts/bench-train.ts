@@ -1,11 +1,12 @@
 /**
- * `npm run bench:train -- --items N [--seed S] [--workers W] [--keep DIR]`:
- * one training round at catalogue size N on a synthetic WANDS-format
- * catalogue (npm run synth): synth, build round 0, evaluate it, one lexical
- * training round (`train --backend lexical --rounds 1`), evaluate round 1.
+ * `npm run bench:train -- --items N [--rounds R] [--seed S] [--workers W] [--keep DIR]`:
+ * training rounds at catalogue size N on a synthetic WANDS-format
+ * catalogue (npm run synth): synth, build round 0, evaluate it, R lexical
+ * training rounds (`train --backend lexical --rounds R`, R = 1 unless
+ * given), evaluate each.
  * Each step is a CLI child as a user runs it; the training child reports
  * every phase's wall time, its peak RSS so far and its live heap
- * (scripts/train.ts, COGR_REPORT_RSS). Ends with the dev F1 of rounds 0 and 1
+ * (scripts/train.ts, COGR_REPORT_RSS). Ends with the dev F1 of every round
  * and the shipped query generator's size. A benchmark, not a test.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -17,7 +18,7 @@ import { type StepResult, step } from "./bench/scale-steps.js";
 import { printTable } from "./bench/stats.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
-const USAGE = "npm run bench:train -- --items N [--seed S] [--workers W] [--keep DIR [--reuse]]";
+const USAGE = "npm run bench:train -- --items N [--rounds R] [--seed S] [--workers W] [--keep DIR [--reuse]]";
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
@@ -51,11 +52,12 @@ function policySize(dir: string): Record<string, string> {
 
 runCli(async () => {
   const args = parseCli(
-    { items: { type: "string" }, seed: { type: "string" }, workers: { type: "string" }, keep: { type: "string" }, reuse: { type: "boolean" } },
+    { items: { type: "string" }, rounds: { type: "string" }, seed: { type: "string" }, workers: { type: "string" }, keep: { type: "string" }, reuse: { type: "boolean" } },
     USAGE,
   );
   if (args.reuse && !args.keep) throw new UsageError(`--reuse trains again on a catalogue and round 0 kept with --keep DIR\nusage: ${USAGE}`);
   const items = intOption("items", args.items, 100_000, 1);
+  const rounds = intOption("rounds", args.rounds, 1, 1);
   const seed = intOption("seed", args.seed, 42);
   const workers = args.workers === undefined ? [] : ["--workers", String(intOption("workers", args.workers, 1, 1))];
   const work = args.keep ?? mkdtempSync(join(tmpdir(), "cogr-train-"));
@@ -69,7 +71,7 @@ runCli(async () => {
   try {
     if (args.reuse && existsSync(join(roundDir(0, artifacts), "manifest.json"))) {
       // The kept catalogue and round 0 again: only the training (and its checkpoint and round) start over.
-      for (const old of [join(artifacts, "train"), roundDir(1, artifacts)]) rmSync(old, { recursive: true, force: true });
+      for (const old of [join(artifacts, "train"), ...Array.from({ length: rounds }, (_, r) => roundDir(r + 1, artifacts))]) rmSync(old, { recursive: true, force: true });
     } else {
       row("synth", await step("synth", ["--items", String(items), "--seed", String(seed), "--out", data], { COGR_DATA: dataDir() }));
       row("build-round --round 0", await step("build-round", ["--round", "0", "--seed", String(seed)], env));
@@ -79,7 +81,7 @@ runCli(async () => {
     // --expose-gc: the phase lines report the live heap after a full collection.
     const train = await step(
       "train",
-      ["--backend", "lexical", "--rounds", "1", "--seed", String(seed), ...workers],
+      ["--backend", "lexical", "--rounds", String(rounds), "--seed", String(seed), ...workers],
       // The caller's NODE_OPTIONS (a larger heap, say) go on to the training child.
       { ...env, NODE_OPTIONS: `--expose-gc ${process.env.NODE_OPTIONS ?? ""}`.trim() },
       {
@@ -88,18 +90,22 @@ runCli(async () => {
     );
     for (const p of phaseLines(train.err)) row(`  train: ${p.phase}`, p, "", String(p.heapMb));
     if (train.code !== 0) {
-      row("train --rounds 1", train, `FAILED (exit ${train.code}): ${train.err.trim().split("\n").slice(-2).join(" | ").slice(0, 200)}`);
+      row(`train --rounds ${rounds}`, train, `FAILED (exit ${train.code}): ${train.err.trim().split("\n").slice(-2).join(" | ").slice(0, 200)}`);
       printTable(rows);
       process.exitCode = 2;
       return;
     }
-    row("train --rounds 1 (whole)", train, `CPU ${train.cpuSeconds.toFixed(0)} s`);
-    const ev1 = await step("eval", ["--method", "keywords", "--round", "1", "--json"], env);
-    row("eval round 1 (dev)", ev1, `F1 ${f1Of(ev1).toFixed(4)}`);
+    row(`train --rounds ${rounds} (whole)`, train, `CPU ${train.cpuSeconds.toFixed(0)} s`);
+    const f1s = [f1Of(ev0)];
+    for (let r = 1; r <= rounds; r++) {
+      const ev = await step("eval", ["--method", "keywords", "--round", String(r), "--json"], env);
+      row(`eval round ${r} (dev)`, ev, `F1 ${f1Of(ev).toFixed(4)}`);
+      f1s.push(f1Of(ev));
+    }
     printTable(rows);
-    console.log(`\ndev F1: round 0 ${f1Of(ev0).toFixed(4)}, round 1 ${f1Of(ev1).toFixed(4)} (${(f1Of(ev1) - f1Of(ev0)).toFixed(4)})`);
-    console.log("\nshipped query generator (round 1):");
-    printTable([policySize(roundDir(1, artifacts))]);
+    console.log(`\ndev F1: ${f1s.map((f, r) => `round ${r} ${f.toFixed(4)}`).join(", ")} (round 1 − round 0: ${((f1s[1] as number) - (f1s[0] as number)).toFixed(4)})`);
+    console.log(`\nshipped query generator (round ${rounds}):`);
+    printTable([policySize(roundDir(rounds, artifacts))]);
   } finally {
     if (!args.keep) rmSync(work, { recursive: true, force: true });
   }
