@@ -52,7 +52,14 @@ function policySize(dir: string): Record<string, string> {
 
 runCli(async () => {
   const args = parseCli(
-    { items: { type: "string" }, rounds: { type: "string" }, seed: { type: "string" }, workers: { type: "string" }, keep: { type: "string" }, reuse: { type: "boolean" } },
+    {
+      items: { type: "string" },
+      rounds: { type: "string" },
+      seed: { type: "string" },
+      workers: { type: "string" },
+      keep: { type: "string" },
+      reuse: { type: "boolean" },
+    },
     USAGE,
   );
   if (args.reuse && !args.keep) throw new UsageError(`--reuse trains again on a catalogue and round 0 kept with --keep DIR\nusage: ${USAGE}`);
@@ -71,7 +78,8 @@ runCli(async () => {
   try {
     if (args.reuse && existsSync(join(roundDir(0, artifacts), "manifest.json"))) {
       // The kept catalogue and round 0 again: only the training (and its checkpoint and round) start over.
-      for (const old of [join(artifacts, "train"), ...Array.from({ length: rounds }, (_, r) => roundDir(r + 1, artifacts))]) rmSync(old, { recursive: true, force: true });
+      for (const old of [join(artifacts, "train"), ...Array.from({ length: rounds }, (_, r) => roundDir(r + 1, artifacts))])
+        rmSync(old, { recursive: true, force: true });
     } else {
       row("synth", await step("synth", ["--items", String(items), "--seed", String(seed), "--out", data], { COGR_DATA: dataDir() }));
       row("build-round --round 0", await step("build-round", ["--round", "0", "--seed", String(seed)], env));
@@ -103,7 +111,9 @@ runCli(async () => {
       f1s.push(f1Of(ev));
     }
     printTable(rows);
-    console.log(`\ndev F1: ${f1s.map((f, r) => `round ${r} ${f.toFixed(4)}`).join(", ")} (round 1 − round 0: ${((f1s[1] as number) - (f1s[0] as number)).toFixed(4)})`);
+    console.log(
+      `\ndev F1: ${f1s.map((f, r) => `round ${r} ${f.toFixed(4)}`).join(", ")} (round 1 − round 0: ${((f1s[1] as number) - (f1s[0] as number)).toFixed(4)})`,
+    );
     console.log(`\nshipped query generator (round ${rounds}):`);
     printTable([policySize(roundDir(rounds, artifacts))]);
   } finally {
