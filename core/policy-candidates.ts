@@ -10,6 +10,7 @@ import { hintKeywords, type SearchHints } from "./hints.js";
 import { singular } from "./morph.js";
 import { keywordWords } from "./normalize.js";
 import { F, FEATURE_COUNT } from "./policy-features.js";
+import type { PolicyTail, TailKeyword } from "./policy-tail.js";
 import { type Correction, cachedLexicon, correctQuery } from "./typos.js";
 
 export const POLICY_LIMITS = { maxCandidates: 64, maxNgram: 3, containMaxWords: 3, strongAssociation: 0.5, queryFallbackKeywords: 3 } as const;
@@ -27,6 +28,12 @@ export interface PolicyVocabulary {
    * candidate's items are about this input's words.
    */
   readonly profiles?: ReadonlyMap<string, ReadonlyArray<readonly [string, number]>>;
+  /**
+   * The rare keywords and words past the head budgets, by word
+   * (core/policy-tail.ts): held whole by the trainer; a served policy's
+   * tail is fetched per query and passed as CandidateInput.tail instead.
+   */
+  readonly tail?: PolicyTail;
 }
 
 export interface Candidate {
@@ -106,7 +113,11 @@ export interface CandidateInput {
   readonly hints?: SearchHints;
   /** Words a spelling correction put in the input (core/typos.ts), singular: the candidates holding one get `corrected`. */
   readonly corrected?: ReadonlySet<string>;
+  /** The vocabulary's tail entries of this input's words (core/policy-tail.ts tailWordsOf), in place of vocab.tail. */
+  readonly tail?: PolicyTail;
 }
+
+const formOf = (k: string) => keywordWords(k).map(singular).join(" ");
 
 /** The candidate keywords of one input, with features, in a deterministic order. */
 export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput): Candidate[] {
@@ -119,11 +130,26 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
   const head = headWord(input.coreWords);
   const logN = Math.log(1 + vocab.oppositeCount);
   const lookup = oppositeLookup(vocab);
+  // The tail keywords filed under the input's words: a keyword all of whose words the input holds is filed
+  // under one of them (its rarest), so n-gram spellings and containment find every one they could use.
+  const tail = input.tail ?? vocab.tail;
+  const tailKeywords = new Map<string, TailKeyword>();
+  const tailForms = new Map<string, string[]>();
+  if (tail) {
+    for (const w of allWords) {
+      for (const t of tail.get(w)?.k ?? []) {
+        tailKeywords.set(t[0], t);
+        getOrInsert(tailForms, formOf(t[0]), (): string[] => []).push(t[0]);
+      }
+    }
+  }
+  const dfOf = (k: string) => vocab.oppositeDf.get(k) ?? tailKeywords.get(k)?.[1] ?? 0;
+  const wordsOf = (k: string) => lookup.forms.get(k) ?? keywordWords(k).map(singular);
   // Origins first (cheap), the features that look the keyword up only for the kept candidates (below).
   const get = (k: string) => getOrInsert(found, k, () => new Array<number>(FEATURE_COUNT).fill(0));
   const describe = (k: string, f: number[], spelled: ReadonlyArray<readonly [string, readonly string[]]>) => {
-    const ws = lookup.forms.get(k) ?? keywordWords(k).map(singular);
-    const df = vocab.oppositeDf.get(k) ?? 0;
+    const ws = wordsOf(k);
+    const df = dfOf(k);
     f[F.bias] = 1;
     f[ws.length === 1 ? F.len1 : ws.length === 2 ? F.len2 : F["len3+"]] = 1;
     f[F.specificity] = df > 0 ? 1 - Math.log(1 + df) / logN : 0;
@@ -137,7 +163,7 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
     f[F.endsWithHead] = ws.length > 1 && ws[ws.length - 1] === head ? 1 : 0;
     f[F.fullCoverage] = core.size > 0 && coreWords.every((w) => ws.includes(w)) ? 1 : 0;
     if (df > 0) f[df <= 5 ? F.dfUpTo5 : df <= 50 ? F.dfUpTo50 : df <= 500 ? F.dfUpTo500 : F.dfOver500] = 1;
-    const profile = vocab.profiles?.get(k);
+    const profile = vocab.profiles?.get(k) ?? tailKeywords.get(k)?.[2];
     const support = (w: string) => (ws.includes(w) ? 1 : (profile?.find(([x]) => x === w)?.[1] ?? 0));
     f[F.headSupport] = head === undefined ? 0 : support(head);
     f[F.coreSupport] = core.size > 0 ? coreWords.reduce((a, w) => a + support(w), 0) / core.size : 0;
@@ -153,7 +179,9 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
       const prior = input.ngramPrior?.get(g);
       if (input.ngramPrior && prior === undefined) continue;
       // The n-gram as written, and the opposite index's other spellings of it ("pillows" → "pillow").
-      const variants = lookup.byForm.get(keywordWords(g).map(singular).join(" ")) ?? [];
+      const form = formOf(g);
+      const tailVariants = tailForms.get(form);
+      const variants = tailVariants ? [...(lookup.byForm.get(form) ?? []), ...tailVariants] : (lookup.byForm.get(form) ?? []);
       for (const k of variants.includes(g) ? variants : [g, ...variants]) {
         const f = get(k);
         f[F.ngram] = 1;
@@ -163,21 +191,25 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
     }
   }
   // Containment: every word of the keyword in the input, at least one of them a core word.
+  const contain = (k: string, ws: readonly string[]) => {
+    if (ws.every((x) => allWords.has(x)) && ws.some((x) => core.has(x))) get(k)[F.contain] = 1;
+  };
   for (const w of allWords) {
-    for (const k of lookup.byWord.get(w) ?? []) {
-      const ws = lookup.forms.get(k) as string[];
-      if (ws.every((x) => allWords.has(x)) && ws.some((x) => core.has(x))) get(k)[F.contain] = 1;
+    for (const k of lookup.byWord.get(w) ?? []) contain(k, lookup.forms.get(k) as string[]);
+    for (const [k] of tail?.get(w)?.k ?? []) {
+      const ws = keywordWords(k).map(singular);
+      if (ws.length <= POLICY_LIMITS.containMaxWords) contain(k, ws);
     }
   }
   // Expansions bring what the input does not spell; a keyword it spells keeps its n-gram/containment features only.
   // (Order-free: association is a max, and n-gram/containment flags are all set above.)
   for (const w of coreWords) {
-    for (const [k, score] of vocab.expansions.get(w) ?? []) {
+    for (const [k, score] of vocab.expansions.get(w) ?? tail?.get(w)?.e ?? []) {
       const f = get(k);
       f[F.association] = Math.max(f[F.association] as number, score);
       if (f[F.ngram] === 1 || f[F.contain] === 1) continue;
       // An extension spells an input word and adds others ("rug" → "area rug"); an expansion spells none.
-      f[(lookup.forms.get(k) ?? []).some((x) => core.has(x)) ? F.extension : F.expansion] = 1;
+      f[wordsOf(k).some((x) => core.has(x)) ? F.extension : F.expansion] = 1;
       if (score >= POLICY_LIMITS.strongAssociation) f[F.strongAssociation] = 1;
     }
   }
@@ -195,21 +227,23 @@ export function buildCandidates(vocab: PolicyVocabulary, input: CandidateInput):
     4 * (f[F.ngram] as number) + 2 * (f[F.contain] as number) + (f[F.association] as number) + (f[F.tfidf] as number) + (f[F.hintShare] as number);
   const kept = [...found].sort((a, b) => prior(b[1]) - prior(a[1]) || (a[0] < b[0] ? -1 : 1)).slice(0, POLICY_LIMITS.maxCandidates);
   // The input's own phrases (n-grams, contained keywords) that are in the opposite index, with their words.
-  const spelled = kept
-    .filter(([k, f]) => (f[F.ngram] === 1 || f[F.contain] === 1) && (vocab.oppositeDf.get(k) ?? 0) > 0)
-    .map(([k]) => [k, lookup.forms.get(k) ?? []] as const);
+  const spelled = kept.filter(([k, f]) => (f[F.ngram] === 1 || f[F.contain] === 1) && dfOf(k) > 0).map(([k]) => [k, wordsOf(k)] as const);
   for (const [k, f] of kept) describe(k, f, spelled);
   return kept.map(([keyword, features]) => ({
     keyword,
     features,
-    words: lookup.forms.get(keyword) ?? keywordWords(keyword).map(singular),
-    df: vocab.oppositeDf.get(keyword) ?? 0,
+    words: wordsOf(keyword),
+    df: dfOf(keyword),
   }));
 }
 
-/** The spelling correction a query policy applies to a query: its unknown words against the opposite index's (core/typos.ts). */
-export function policyCorrection(vocab: PolicyVocabulary, query: string): Correction | null {
-  return correctQuery(cachedLexicon(vocab.oppositeDf), query);
+/**
+ * The spelling correction a query policy applies to a query: its unknown
+ * words against the head keywords' words (core/typos.ts), a word a tail
+ * keyword spells left alone (its entry fetched with the query's words).
+ */
+export function policyCorrection(vocab: PolicyVocabulary, query: string, tail: PolicyTail | undefined = vocab.tail): Correction | null {
+  return correctQuery(cachedLexicon(vocab.oppositeDf), query, tail && ((w) => tail.get(w)?.n === 1 || tail.get(singular(w))?.n === 1));
 }
 
 /**
@@ -217,13 +251,20 @@ export function policyCorrection(vocab: PolicyVocabulary, query: string): Correc
  * A misspelled query's candidates are its correction's, those holding a
  * corrected word marked (`corrected`), so the policy weighs the evidence.
  */
-export function queryCandidates(vocab: PolicyVocabulary, query: string, hints?: SearchHints, verbatim = false): Candidate[] {
-  const correction = verbatim ? null : policyCorrection(vocab, query);
+export function queryCandidates(
+  vocab: PolicyVocabulary,
+  query: string,
+  hints?: SearchHints,
+  verbatim = false,
+  tail: PolicyTail | undefined = vocab.tail,
+): Candidate[] {
+  const correction = verbatim ? null : policyCorrection(vocab, query, tail);
   const segments = segmentText("name", correction?.text ?? query);
   return buildCandidates(vocab, {
     segments,
     coreWords: segments.flatMap((s) => s.words),
     ...(hints ? { hints } : {}),
     ...(correction ? { corrected: new Set(correction.words.map(([, c]) => singular(c))) } : {}),
+    ...(tail ? { tail } : {}),
   });
 }

@@ -3,9 +3,10 @@
  * worker loads it with `loadPolicy` and decodes deterministically.
  */
 import { HINT_LIMITS } from "./hints.js";
-import { POLICY_FORMAT, POLICY_VERSION } from "./policy.js";
+import { POLICY_FORMAT, POLICY_VERSION, POLICY_VERSION_TAIL } from "./policy.js";
 import type { PolicyVocabulary } from "./policy-candidates.js";
 import { FEATURES, newParams, type PolicyParams, WEIGHT_COUNT } from "./policy-features.js";
+import type { TailWord } from "./policy-tail.js";
 
 export interface LexicalPolicySpec {
   readonly format: typeof POLICY_FORMAT;
@@ -26,6 +27,15 @@ export interface LexicalPolicySpec {
    * only beside that index.
    */
   readonly hints?: { readonly topK: number };
+  /**
+   * Set on a served policy whose vocabulary has a tail (core/policy-tail.ts):
+   * its entries ship apart, in `buckets` KV values keyed by tailBucketOf, and
+   * are read per query. Such a spec is version POLICY_VERSION_TAIL, which a
+   * build that would ignore the tail refuses.
+   */
+  readonly tail?: { readonly words: number; readonly buckets: number };
+  /** The tail itself, in process only (training, eval): a round's writer moves it to its own file and sets `tail`. */
+  readonly tailWords?: ReadonlyArray<readonly [string, TailWord]>;
 }
 
 export function policySpec(
@@ -38,7 +48,7 @@ export function policySpec(
   const byKey = <V>(m: ReadonlyMap<string, V>) => [...m].sort((a, b) => (a[0] < b[0] ? -1 : 1));
   return {
     format: POLICY_FORMAT,
-    version: POLICY_VERSION,
+    version: vocab.tail && vocab.tail.size > 0 ? POLICY_VERSION_TAIL : POLICY_VERSION,
     side,
     kMax,
     features: FEATURES,
@@ -49,12 +59,18 @@ export function policySpec(
     expansions: byKey(vocab.expansions),
     profiles: byKey(vocab.profiles ?? new Map()),
     ...(hints ? { hints: { topK: hints.topK } } : {}),
+    ...(vocab.tail && vocab.tail.size > 0 ? { tailWords: byKey(vocab.tail) } : {}),
   };
 }
 
 export function loadPolicy(spec: LexicalPolicySpec): { params: PolicyParams; vocab: PolicyVocabulary } {
   if (spec?.format !== POLICY_FORMAT) throw new Error(`not a ${POLICY_FORMAT} artifact`);
-  if (spec.version !== POLICY_VERSION) throw new Error(`unsupported ${POLICY_FORMAT} version ${spec.version} (this build reads ${POLICY_VERSION})`);
+  if (spec.version !== POLICY_VERSION && spec.version !== POLICY_VERSION_TAIL) {
+    throw new Error(`unsupported ${POLICY_FORMAT} version ${spec.version} (this build reads ${POLICY_VERSION} and ${POLICY_VERSION_TAIL})`);
+  }
+  if ((spec.tail !== undefined || spec.tailWords !== undefined) && spec.version !== POLICY_VERSION_TAIL) {
+    throw new Error(`${POLICY_FORMAT}: a policy with a tail is version ${POLICY_VERSION_TAIL}`);
+  }
   if (spec.weights.length !== WEIGHT_COUNT || spec.features.length !== FEATURES.length || spec.features.some((f, j) => f !== FEATURES[j])) {
     throw new Error(`${POLICY_FORMAT}: feature set differs from this build's`);
   }
@@ -69,6 +85,12 @@ export function loadPolicy(spec: LexicalPolicySpec): { params: PolicyParams; voc
   for (const [k, w] of spec.keywordWeights) params.keywordWeights.set(k, w);
   return {
     params,
-    vocab: { oppositeCount: spec.oppositeCount, oppositeDf: new Map(spec.oppositeDf), expansions: new Map(spec.expansions), profiles: new Map(spec.profiles) },
+    vocab: {
+      oppositeCount: spec.oppositeCount,
+      oppositeDf: new Map(spec.oppositeDf),
+      expansions: new Map(spec.expansions),
+      profiles: new Map(spec.profiles),
+      ...(spec.tailWords ? { tail: new Map(spec.tailWords) } : {}),
+    },
   };
 }

@@ -23,6 +23,8 @@ import type { Rng } from "./rng.js";
 
 export const POLICY_FORMAT = "cogr-lexical-policy";
 export const POLICY_VERSION = 7;
+/** A policy whose vocabulary has a tail shipped apart (core/policy-tail.ts): what a version-7 reader would silently ignore. */
+export const POLICY_VERSION_TAIL = 8;
 
 export function logits(params: PolicyParams, cands: readonly Candidate[]): Float64Array {
   const z = new Float64Array(cands.length);

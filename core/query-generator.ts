@@ -14,6 +14,7 @@ import type { KeywordIndex } from "./inverted-index.js";
 import { keywordWords } from "./normalize.js";
 import { policyCorrection, queryCandidates } from "./policy-candidates.js";
 import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
+import { type PolicyTail, type TailWord, tailBucketCount, tailWordsOf } from "./policy-tail.js";
 import { DECODING, type Decoding, PROMPTS, type PromptSet, validatePromptSet } from "./prompts.js";
 import { decodeQuery } from "./set-policy.js";
 import { fmix32, fnv1a32 } from "./shard.js";
@@ -178,6 +179,12 @@ export type QueryGenerator = (query: string, opts?: GenerateOptions) => string[]
 export interface GenerateOptions {
   /** Read the query as typed: no spelling correction (the page's "search instead for" link). */
   readonly verbatim?: boolean;
+  /**
+   * A served policy's tail entries for this query's words (core/policy-tail.ts
+   * tailWordsOf, and its correction's), fetched by the caller; a policy held
+   * whole (training, eval) reads its own.
+   */
+  readonly tail?: PolicyTail;
 }
 
 export function policyGeneratorSpec(policy: LexicalPolicySpec): PolicyGeneratorSpec {
@@ -229,6 +236,36 @@ export function validateQueryGeneratorSpec(spec: unknown): QueryGeneratorSpec {
   return s as QueryGeneratorSpec;
 }
 
+/** The spec with its CPU policy (policyOf) replaced. */
+export function withPolicy(spec: QueryGeneratorSpec, policy: PolicyGeneratorSpec): QueryGeneratorSpec {
+  return spec.kind === "llm" ? { ...spec, policy } : policy;
+}
+
+/**
+ * Splits a policy held whole (its `tailWords` in process) into the spec that
+ * ships (its tail's size and buckets in `tail`) and the tail's entries, which
+ * ship apart (a round's query-tail.jsonl, then KV buckets).
+ */
+export function splitPolicyTail(
+  spec: QueryGeneratorSpec,
+  bytesPerBucket?: number,
+): { head: QueryGeneratorSpec; tail: ReadonlyArray<readonly [string, TailWord]> } {
+  const p = policyOf(spec);
+  const entries = p?.policy.tailWords;
+  if (!p || !entries || entries.length === 0) return { head: spec, tail: [] };
+  const { tailWords: _whole, ...rest } = p.policy;
+  const head = withPolicy(spec, { ...p, policy: { ...rest, tail: { words: entries.length, buckets: tailBucketCount(entries, bytesPerBucket) } } });
+  return { head, tail: entries };
+}
+
+/** A served policy's spec with its tail's entries joined back (in-process use: eval, the next round). */
+export function joinPolicyTail(spec: QueryGeneratorSpec, entries: Iterable<readonly [string, TailWord]>): QueryGeneratorSpec {
+  const p = policyOf(spec);
+  if (!p?.policy.tail) return spec;
+  const { tail: _served, ...rest } = p.policy;
+  return withPolicy(spec, { ...p, policy: { ...rest, tailWords: [...entries] } });
+}
+
 /** The CPU policy a spec runs (itself, or an LLM spec's embedded one), or null for an extractor or none. */
 export function policyOf(spec: QueryGeneratorSpec): PolicyGeneratorSpec | null {
   if (spec.kind === "lexical-policy") return spec;
@@ -249,7 +286,7 @@ export function loadQueryCorrector(spec: QueryGeneratorSpec): (query: string, op
   if (spec.kind === "llm") return spec.policy ? loadQueryCorrector(spec.policy) : () => null;
   if (spec.kind === "lexical-policy") {
     const { vocab } = loadedPolicy(spec);
-    return (query, opts) => (opts?.verbatim ? null : policyCorrection(vocab, query));
+    return (query, opts) => (opts?.verbatim ? null : policyCorrection(vocab, query, tailOf(spec, vocab, opts)));
   }
   const correct = wholeCorrector(spec, specDf(spec));
   return (query, opts) => correct(query, undefined, opts?.verbatim);
@@ -266,10 +303,50 @@ function loadedPolicy(spec: PolicyGeneratorSpec): ReturnType<typeof loadPolicy> 
   return l;
 }
 
+/**
+ * The tail a policy reads for one query: the caller's entries, else the
+ * whole tail the spec carries (in process). A served spec whose tail ships
+ * apart refuses to answer without the query's entries, which would silently
+ * differ from the trainer's answer.
+ */
+function tailOf(spec: PolicyGeneratorSpec, vocab: { readonly tail?: PolicyTail }, opts?: GenerateOptions): PolicyTail | undefined {
+  if (opts?.tail) return opts.tail;
+  if (spec.policy.tail && !vocab.tail) {
+    throw new Error("this round's query policy reads its vocabulary's tail per query: pass the query's entries (GenerateOptions.tail)");
+  }
+  return vocab.tail;
+}
+
+/** Whether a policy's tail ships apart and must be fetched per query (workers/search/policy-tail.ts). */
+export const hasServedTail = (spec: PolicyGeneratorSpec) => spec.policy.tail !== undefined && spec.policy.tailWords === undefined;
+
+/**
+ * The tail entries a served policy reads for one query (core/policy-tail.ts),
+ * fetched at most twice: the query's words, then, when the spelling
+ * correction (which those entries inform) changes the query, the corrected
+ * text's words. What the answer reads is exactly what the trainer's whole
+ * tail would give it.
+ */
+export async function fetchPolicyTail(
+  spec: PolicyGeneratorSpec,
+  query: string,
+  verbatim: boolean,
+  fetch: (words: readonly string[]) => Promise<PolicyTail>,
+): Promise<Map<string, TailWord>> {
+  const { vocab } = loadedPolicy(spec);
+  const asked = new Set(tailWordsOf(query));
+  const tail = new Map(await fetch([...asked]));
+  const correction = verbatim ? null : policyCorrection(vocab, query, tail);
+  const more = correction ? tailWordsOf(correction.text).filter((w) => !asked.has(w)) : [];
+  if (more.length > 0) for (const [w, e] of await fetch(more)) tail.set(w, e);
+  return tail;
+}
+
 /** A lexical policy as a function of the query and its hints (the worker computes the hints itself). */
 export function loadHintedGenerator(spec: PolicyGeneratorSpec): (query: string, hints?: SearchHints, opts?: GenerateOptions) => string[] {
   const { params, vocab } = loadedPolicy(spec);
-  return (query, hints, opts?: GenerateOptions) => decodeQuery(params, queryCandidates(vocab, query, hints, opts?.verbatim), spec.policy.kMax);
+  return (query, hints, opts?: GenerateOptions) =>
+    decodeQuery(params, queryCandidates(vocab, query, hints, opts?.verbatim, tailOf(spec, vocab, opts)), spec.policy.kMax);
 }
 
 /**
@@ -280,6 +357,7 @@ export function loadHintedGenerator(spec: PolicyGeneratorSpec): (query: string, 
 export function loadQueryGenerator(spec: QueryGeneratorSpec, index?: KeywordIndex): QueryGenerator | null {
   if (spec.kind === "llm") return spec.policy ? loadQueryGenerator(spec.policy, index) : null;
   if (spec.kind === "lexical-policy") {
+    if (hasServedTail(spec)) throw new Error("this round's query policy reads its vocabulary's tail per query: load the round whole, or fetch it per query");
     const generate = loadHintedGenerator(spec);
     const pass = spec.policy.hints;
     if (!pass) return (query, opts) => generate(query, undefined, opts);

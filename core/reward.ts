@@ -75,12 +75,22 @@ const NONE: readonly string[] = Object.freeze([]);
  * data-parallel worker's copy shrinks from gigabytes to megabytes.
  */
 export function compactRewardInput(input: ItemRewardInput): ItemRewardInput {
+  return compactRewardInputOf(input, (i) => input.itemSets[i] ?? NONE);
+}
+
+/**
+ * compactRewardInput over sets made one item at a time (`setOf(i)` for each
+ * of the input's names): at a million items the whole S_i ∪ {i} is hundreds
+ * of megabytes that are never needed at once.
+ */
+export function compactRewardInputOf(input: Omit<ItemRewardInput, "itemSets">, setOf: (i: number) => readonly string[]): ItemRewardInput {
   const seen = new Set<string>();
   for (const set of input.querySets) for (const k of set) seen.add(k);
+  const { itemSets: _whole, ...rest } = input as ItemRewardInput;
   return {
-    ...input,
-    itemSets: input.itemSets.map((set) => {
-      const kept = set.filter((k) => seen.has(k));
+    ...rest,
+    itemSets: Array.from(input.itemNames, (_, i) => {
+      const kept = setOf(i).filter((k) => seen.has(k));
       return kept.length === 0 ? NONE : kept;
     }),
     itemNames: input.itemNames.map((n) => (seen.has(n) ? n : "")),

@@ -8,6 +8,8 @@
  *                        [key, count, [[first, last, count, base64 block], …]]
  *   query-generator.json the round's query-side generator (bounded in size)
  *   query-df.jsonl       optional: the keyword df the generator's head leaves out
+ *   query-tail.jsonl     optional: a policy's vocabulary tail, [word, entry] a line
+ *                        (core/policy-tail.ts)
  */
 import { fromBase64, toBase64 } from "./base64.js";
 import { blockKeywordPosting, blockWordPosting, joinKeywordBlocks, joinWordBlocks, type PostingBlock } from "./blocks.js";
@@ -26,6 +28,7 @@ export const ROUND_FILES = {
   index: "postings.jsonl",
   queryGenerator: "query-generator.json",
   queryDf: "query-df.jsonl",
+  queryTail: "query-tail.jsonl",
 } as const;
 
 export const INDEX_FORMAT = "cogr-index";

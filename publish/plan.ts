@@ -17,7 +17,8 @@
 import { toBase64 } from "../core/base64.js";
 import type { PostingBlock } from "../core/blocks.js";
 import { blockHash, queryDfKey, queryGeneratorKey } from "../core/contract.js";
-import { dfBucketOf, extractorOf } from "../core/query-generator.js";
+import { tailBuckets } from "../core/policy-tail.js";
+import { dfBucketOf, extractorOf, policyOf } from "../core/query-generator.js";
 import type { PostingEntry, RoundItem } from "../core/round-format.js";
 import { shardOf } from "../core/shard.js";
 import { PUBLISH_LIMITS } from "./limits.js";
@@ -166,7 +167,11 @@ async function* diffBatches(
   yield* ready(true);
 }
 
-/** The KV values of a round: its query generator, and its df tail in buckets (core/query-generator.ts dfBucketOf). */
+/**
+ * The KV values of a round: its query generator, and its extractor's df tail
+ * (core/query-generator.ts dfBucketOf) or its policy's vocabulary tail
+ * (core/policy-tail.ts tailBucketOf) in buckets, under the same keys.
+ */
 export function kvValues(source: PublishSource, contentHash: string): Array<[string, string]> {
   const round = source.manifest.round;
   const qgen = JSON.stringify(source.queryGenerator);
@@ -178,6 +183,17 @@ export function kvValues(source: PublishSource, contentHash: string): Array<[str
     for (const [k, df] of source.queryDfTail()) (buckets[dfBucketOf(k, spec.tail.buckets)] as Record<string, number>)[k] = df;
     buckets.forEach((b, j) => {
       out.push([queryDfKey(round, contentHash, j), JSON.stringify(b)]);
+    });
+  }
+  const policyTail = policyOf(source.queryGenerator)?.policy.tail;
+  if (policyTail) {
+    if (!source.policyTail) throw new Error(`round ${round}'s query policy has a vocabulary tail its source does not give`);
+    const buckets = tailBuckets(source.policyTail(), policyTail.buckets);
+    buckets.forEach((b, j) => {
+      const value = JSON.stringify(b);
+      if (value.length > PUBLISH_LIMITS.kvValueBytes)
+        throw new RangeError(`round ${round}'s policy tail bucket ${j} (${value.length} bytes) is over KV's value limit`);
+      out.push([queryDfKey(round, contentHash, j), value]);
     });
   }
   return out;

@@ -7,7 +7,8 @@
 import { BLOCK_LIMITS } from "../core/blocks.js";
 import type { ServingManifest } from "../core/contract.js";
 import { compareIds } from "../core/ids.js";
-import { extractorOf, type QueryGeneratorSpec, splitExtractorDf, withExtractor } from "../core/query-generator.js";
+import type { TailWord } from "../core/policy-tail.js";
+import { extractorOf, type QueryGeneratorSpec, splitExtractorDf, splitPolicyTail, withExtractor } from "../core/query-generator.js";
 import { type IndexHeader, indexHeader, indexPostings, type MemoryRound, type PostingEntry, type RoundItem, type RoundManifest } from "../core/round-format.js";
 
 /** A round as the plan reads it; Node streams it from the artifact, tests give arrays. */
@@ -22,6 +23,8 @@ export interface PublishSource {
   readonly queryGenerator: QueryGeneratorSpec;
   /** The extractor's df tail, when it has one. */
   queryDfTail?(): Iterable<readonly [string, number]>;
+  /** A policy's vocabulary tail (core/policy-tail.ts), when it has one. */
+  policyTail?(): Iterable<readonly [string, TailWord]>;
 }
 
 /** The round a publish builds on: its published manifest and its artifact (the same content). */
@@ -37,15 +40,17 @@ export function memorySource(r: MemoryRound, maxBlockBytes: number = BLOCK_LIMIT
     if (!it) throw new Error(`index item ${id} is missing from the round's items`);
     return it;
   });
-  // As writeRound ships it: an extractor's head in the generator, the rest of its df apart.
+  // As writeRound ships it: an extractor's head in the generator, the rest of its df apart; a policy's tail apart.
   const extractor = extractorOf(r.queryGenerator);
   const split = extractor ? splitExtractorDf(extractor) : null;
+  const policy = splitPolicyTail(split ? withExtractor(r.queryGenerator, split.head) : r.queryGenerator);
   return {
     manifest: r.manifest,
     header: indexHeader(r.index, maxBlockBytes),
     items: () => sorted,
     postings: () => indexPostings(r.index, maxBlockBytes),
-    queryGenerator: split ? withExtractor(r.queryGenerator, split.head) : r.queryGenerator,
+    queryGenerator: policy.head,
     queryDfTail: () => split?.tail ?? [],
+    policyTail: () => policy.tail,
   };
 }

@@ -12,6 +12,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ROUND_FILES } from "../core/round-format.js";
 import { dataDir } from "../training/data/dataset.js";
 import { readManifest, roundDir } from "../training/round-artifact.js";
 import { type StepResult, step } from "./bench/scale-steps.js";
@@ -35,14 +36,17 @@ export function phaseLines(err: string): Array<{ phase: string; seconds: number;
 /** The shipped query generator: its bytes in the round (what KV holds under qgen:) and its tables' sizes. */
 function policySize(dir: string): Record<string, string> {
   const m = readManifest(dir);
-  const text = readFileSync(join(dir, "query-generator.json"), "utf8");
-  const spec = JSON.parse(text) as { policy?: Record<string, unknown[]> };
+  const text = readFileSync(join(dir, ROUND_FILES.queryGenerator), "utf8");
+  const spec = JSON.parse(text) as { policy?: Record<string, unknown[]> & { tail?: { words: number; buckets: number } } };
   const p = spec.policy ?? {};
-  const tail = m.checksums["query-df.jsonl"] ? statSync(join(dir, "query-df.jsonl")).size : 0;
+  // An extractor's df tail or a policy's vocabulary tail: what ships apart, in KV buckets read per query.
+  const tailFile = [ROUND_FILES.queryDf, ROUND_FILES.queryTail].find((f) => m.checksums[f]);
+  const tail = tailFile ? statSync(join(dir, tailFile)).size : 0;
   const n = (k: string) => String((p[k] as unknown[] | undefined)?.length ?? 0);
   return {
     "query-generator.json MB": mb(text.length),
     "tail (KV buckets) MB": mb(tail),
+    "tail words / buckets": p.tail ? `${p.tail.words} / ${p.tail.buckets}` : "-",
     "df entries": n("oppositeDf"),
     expansions: n("expansions"),
     profiles: n("profiles"),

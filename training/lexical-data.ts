@@ -201,9 +201,12 @@ export function queryIndexSets(data: TrainData, querySets: ReadonlyArray<readonl
   return querySets.map((s, j) => [...new Set([...s, normalizeKeyword(data.train[j]?.text ?? "")])].filter((k) => k !== ""));
 }
 
+/** S_i ∪ {i} of item j. */
+export const itemIndexSet = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, j: number) =>
+  itemKeywordSet({ name: data.items[j]?.product.name ?? "", keywords: itemSets[j] ?? [] });
+
 /** S_i ∪ {i} for every item. */
-export const itemIndexSets = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>) =>
-  itemSets.map((s, j) => itemKeywordSet({ name: data.items[j]?.product.name ?? "", keywords: s }));
+export const itemIndexSets = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>) => itemSets.map((_, j) => itemIndexSet(data, itemSets, j));
 
 /** Alg. 1, lines 5–8: the top-N most frequent keywords pooled over the relevant items' S_i. */
 export function sftQueryTargets(data: TrainData, itemSets: ReadonlyArray<readonly string[]>): Set<string>[] {

@@ -12,7 +12,7 @@ import { type PolicyVocabulary, queryCandidates } from "../core/policy-candidate
 import type { PolicyParams } from "../core/policy-features.js";
 import type { QueryGenerator } from "../core/query-generator.js";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
-import { compactRewardInput, ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
+import { compactRewardInputOf, ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
 import { Rng } from "../core/rng.js";
 import { decodeQuery } from "../core/set-policy.js";
 import { type HistoryPoint, loadParams, saveParams } from "./checkpoint.js";
@@ -26,6 +26,7 @@ import {
   internSets,
   itemCandidateInput,
   itemCandidates,
+  itemIndexSet,
   itemIndexSets,
   itemSetsOf,
   itemSideVocabulary,
@@ -312,6 +313,10 @@ export function runItemPhase(
     decodeQueries(state.query, queryCandidateSets(data.train, itemVocabulary(data, itemSets), hintsOver(servedIndex(data, itemSets, opts), opts))),
   );
   const visible = new Set(qIndexSets.flat());
+  // The current item sets' index and vocabulary served only that decoding: the phase makes new sets, which get
+  // their own. Dropped now, they are not held beside the phase's candidates, reward input and workers (at 1M items
+  // they are gigabytes).
+  perItemSets.delete(itemSets);
   // Data-parallel (--workers N, the default reward only): the workers read the candidates from a file.
   const parallel = opts.workers !== undefined && opts.ablations.itemReward !== "transposed-f1" && !opts.ablations.sharedGenerator;
   // Past the budget, the steps visit a sample of the items (store position p is item at(p)); every item is decoded after.
@@ -319,15 +324,22 @@ export function runItemPhase(
   const at = (p: number) => (items ? (items[p] as number) : p);
   const qVocab = currentQueryVocabulary(data, state, opts);
   const cands = storeCandidates(data, qVocab, visible, opts, parallel ? 0 : undefined, items);
+  // The candidate workers sit idle through the steps, each with its heap (the n-gram df, its shard): ended here, so
+  // that they and the GRPO workers never hold memory at once, nor they and the reward input's making; the decoding
+  // pass after starts them again (the same shards, so the same sets).
+  if (parallel) closeWorkers(data);
   // Click supervision: the judged items per query (the item reward leaves an unjudged pair at weight 0: missing).
-  // Compacted (core/reward.ts): only what the frozen query index can match, the same rewards in a fraction of the memory.
-  const rewardInput = compactRewardInput({
-    itemSets: itemIndexSets(data, itemSets),
-    itemNames: data.names,
-    querySets: qIndexSets,
-    relevant: data.train.map((q) => q.relevant),
-    judged: data.train.map((q) => q.judged),
-  });
+  // Compacted (core/reward.ts): only what the frozen query index can match, the same rewards in a fraction of the
+  // memory, each item's S_i ∪ {i} made and filtered in turn.
+  const rewardInput = compactRewardInputOf(
+    {
+      itemNames: data.names,
+      querySets: qIndexSets,
+      relevant: data.train.map((q) => q.relevant),
+      judged: data.train.map((q) => q.judged),
+    },
+    (i) => itemIndexSet(data, itemSets, i),
+  );
   let reward: (i: number, k: readonly string[]) => number = () => 0;
   if (opts.ablations.itemReward === "transposed-f1") {
     const relQ = new Map<number, Set<number>>();
@@ -336,10 +348,6 @@ export function runItemPhase(
     });
     reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
   } else if (!parallel) reward = itemRewardFn(new ItemRewardContext(rewardInput));
-  // The candidate workers sit idle through the steps, each with its heap (the n-gram df, its shard): ended here, so
-  // that they and the GRPO workers never hold memory at once; the decoding pass after starts them again (the same
-  // shards, so the same sets).
-  if (parallel) closeWorkers(data);
   const workers = parallel ? new ParallelItemPhase(opts.workers as number, cands, rewardInput, state.item, TRAIN_DEFAULTS.groupSize, items) : null;
   const perEpoch = Math.ceil(cands.count / TRAIN_DEFAULTS.batch.item);
   progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);

@@ -11,7 +11,17 @@ import { basename, dirname, join } from "node:path";
 import { BLOCK_LIMITS } from "../core/blocks.js";
 import { compareIds } from "../core/ids.js";
 import type { KeywordIndex } from "../core/inverted-index.js";
-import { extractorOf, type QueryGeneratorSpec, splitExtractorDf, validateQueryGeneratorSpec, withExtractor } from "../core/query-generator.js";
+import type { TailWord } from "../core/policy-tail.js";
+import {
+  extractorOf,
+  joinPolicyTail,
+  policyOf,
+  type QueryGeneratorSpec,
+  splitExtractorDf,
+  splitPolicyTail,
+  validateQueryGeneratorSpec,
+  withExtractor,
+} from "../core/query-generator.js";
 import {
   contentHashInput,
   type IndexHeader,
@@ -117,6 +127,13 @@ export function writeRound(content: RoundContent, root = artifactsDir()): string
       generator = withExtractor(generator, head);
     }
   }
+  const policyTail = splitPolicyTail(generator);
+  if (policyTail.tail.length > 0) {
+    const out = new LineWriter(join(tmp, ROUND_FILES.queryTail));
+    for (const entry of policyTail.tail) out.line(JSON.stringify(entry));
+    checksums[ROUND_FILES.queryTail] = out.close();
+    generator = policyTail.head;
+  }
   const files: Record<string, string> = { [ROUND_FILES.queryGenerator]: JSON.stringify(generator), ...content.extraFiles };
   for (const [name, text] of Object.entries(files)) {
     writeFileSync(join(tmp, name), text);
@@ -218,14 +235,16 @@ export function roundPostings(dir: string, manifest: RoundManifest): { header: I
 /** The served query generator (head only) and, when the round has one, its df tail. */
 export function roundQueryGenerator(dir: string, manifest: RoundManifest): { spec: QueryGeneratorSpec; tail: Generator<[string, number]> | null } {
   const spec = validateQueryGeneratorSpec(JSON.parse(checkedText(dir, manifest, ROUND_FILES.queryGenerator)));
-  if (!manifest.checksums[ROUND_FILES.queryDf]) return { spec, tail: null };
-  const lines = roundLines(dir, manifest, ROUND_FILES.queryDf);
-  return {
-    spec,
-    tail: (function* () {
-      for (const line of lines) if (line !== "") yield JSON.parse(line) as [string, number];
-    })(),
-  };
+  return { spec, tail: manifest.checksums[ROUND_FILES.queryDf] ? jsonLines<[string, number]>(dir, manifest, ROUND_FILES.queryDf) : null };
+}
+
+/** A served policy's vocabulary tail (core/policy-tail.ts), [word, entry] a line; empty when the round has none. */
+export function roundPolicyTail(dir: string, manifest: RoundManifest): Generator<[string, TailWord]> {
+  return manifest.checksums[ROUND_FILES.queryTail] ? jsonLines<[string, TailWord]>(dir, manifest, ROUND_FILES.queryTail) : (function* () {})();
+}
+
+function* jsonLines<T>(dir: string, manifest: RoundManifest, name: string): Generator<T> {
+  for (const line of roundLines(dir, manifest, name)) if (line !== "") yield JSON.parse(line) as T;
 }
 
 /** The round's index alone (what eval needs): its postings decoded, item ids from items.jsonl. */
@@ -252,9 +271,18 @@ export function readRound(round: number, root = artifactsDir()): Round {
   return { dir, manifest, items: items as RoundItem[], index, queryGenerator: wholeQueryGenerator(dir, manifest) };
 }
 
-/** The round's query generator for in-process use (eval, training, benchmarks): an extractor's df whole again, its head and query-df.jsonl joined. */
+/**
+ * The round's query generator for in-process use (eval, training, benchmarks):
+ * an extractor's df whole again, its head and query-df.jsonl joined; a
+ * policy's vocabulary tail joined back from query-tail.jsonl.
+ */
 export function wholeQueryGenerator(dir: string, manifest: RoundManifest): QueryGeneratorSpec {
-  const { spec, tail } = roundQueryGenerator(dir, manifest);
+  const served = roundQueryGenerator(dir, manifest);
+  if (policyOf(served.spec)?.policy.tail && !manifest.checksums[ROUND_FILES.queryTail]) {
+    throw new RoundError(`${join(dir, ROUND_FILES.queryGenerator)}: its policy's tail ships in ${ROUND_FILES.queryTail}, which the round lacks`);
+  }
+  const spec = joinPolicyTail(served.spec, roundPolicyTail(dir, manifest));
+  const tail = served.tail;
   const extractor = extractorOf(spec);
   if (!tail || !extractor) return spec;
   const { tail: _t, ...rest } = extractor;

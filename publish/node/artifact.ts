@@ -10,7 +10,16 @@ import { existsSync } from "node:fs";
 import { keywordCacheKeyOf } from "../../core/contract.js";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { QUERY_KEYWORDS_FILE, readQueryKeywords } from "../../training/llm/query-keywords.js";
-import { artifactsDir, readManifest, roundDir, roundIndexHeader, roundItems, roundPostings, roundQueryGenerator } from "../../training/round-artifact.js";
+import {
+  artifactsDir,
+  readManifest,
+  roundDir,
+  roundIndexHeader,
+  roundItems,
+  roundPolicyTail,
+  roundPostings,
+  roundQueryGenerator,
+} from "../../training/round-artifact.js";
 import { PUBLISH_LIMITS } from "../limits.js";
 import { withLock } from "../lock.js";
 import { type PublishOptions, type PublishProgress, type PublishReport, publishedManifests, publishRound } from "../publisher.js";
@@ -31,6 +40,7 @@ export function artifactSource(round: number, root = artifactsDir()): PublishSou
     postings: () => roundPostings(dir, manifest).postings,
     queryGenerator: spec,
     queryDfTail: () => roundQueryGenerator(dir, manifest).tail ?? [],
+    policyTail: () => roundPolicyTail(dir, manifest),
   };
 }
 

@@ -19,4 +19,8 @@ export interface TestRounds {
   readonly trained: WireRound;
   /** Query → the keywords its query policy gives in Node. */
   readonly policyKeywords: Record<string, string[]>;
+  /** The trained round with its policy's vocabulary tail shipped apart (published as round 8). */
+  readonly tailed: WireRound;
+  /** Node's answers with the whole tail, and the head's alone, for policy queries, misspellings and tail keywords. */
+  readonly tailedAnswers: ReadonlyArray<{ query: string; keywords: string[]; corrected: string | null; headOnly: string[] }>;
 }

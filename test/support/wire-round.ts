@@ -4,6 +4,7 @@
  * one from an artifact). Posting lines are as in postings.jsonl.
  */
 import type { KeywordIndex } from "../../core/inverted-index.js";
+import type { TailWord } from "../../core/policy-tail.js";
 import type { QueryGeneratorSpec } from "../../core/query-generator.js";
 import { type IndexHeader, indexFromPostings, parsePostingLine, type RoundItem, type RoundManifest } from "../../core/round-format.js";
 import type { PublishSource } from "../../publish/source.js";
@@ -15,6 +16,8 @@ export interface WireRound {
   readonly postings: readonly string[];
   readonly queryGenerator: QueryGeneratorSpec;
   readonly queryDfTail: ReadonlyArray<readonly [string, number]>;
+  /** A policy's vocabulary tail (core/policy-tail.ts), when its round ships one. */
+  readonly policyTail?: ReadonlyArray<readonly [string, TailWord]>;
 }
 
 export function wireSource(w: WireRound): PublishSource {
@@ -25,6 +28,7 @@ export function wireSource(w: WireRound): PublishSource {
     postings: () => w.postings.map(parsePostingLine),
     queryGenerator: w.queryGenerator,
     queryDfTail: () => w.queryDfTail,
+    policyTail: () => w.policyTail ?? [],
   };
 }
 

@@ -12,6 +12,7 @@ import { clearServingConfigCache } from "../../workers/search/experiments/live.j
 import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.js";
 import { resetBreakers } from "../../workers/search/llm-breaker.js";
 import { postingLru } from "../../workers/search/middleware/services.js";
+import { tailBucketLru } from "../../workers/search/policy-tail.js";
 import { dfBucketLru } from "../../workers/search/query-df.js";
 import { clearReadyCache } from "../../workers/search/routes/ready.js";
 import { clearPopularQueriesCache, suggestBucketLru } from "../../workers/search/suggest.js";
@@ -55,6 +56,7 @@ export function clearIsolateCaches(opts: { keepGenerators?: boolean } = {}): voi
   itemLru.clear();
   keywordLru.clear();
   dfBucketLru.clear();
+  tailBucketLru.clear();
   resetBreakers();
   clearReadyCache();
   suggestBucketLru.clear();

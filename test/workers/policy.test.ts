@@ -1,7 +1,14 @@
-/** A trained round's query policy gives the same keywords in workerd as in Node, and the worker serves with it. */
+/**
+ * A trained round's query policy gives the same keywords in workerd as in
+ * Node, and the worker serves with it; a policy whose vocabulary's tail ships
+ * apart reads it from KV per query and still answers as Node does.
+ */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { queryDfKey } from "../../core/contract.js";
+import { policyOf } from "../../core/query-generator.js";
 import { wireIndex } from "../support/wire-round.js";
-import { getJson, publish, testRounds } from "./helpers.js";
+import { clearIsolateCaches, getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
 
@@ -26,5 +33,51 @@ describe("the lexical query policy in workerd", () => {
       if (body.keywords.length > 0) nonEmpty++;
     }
     expect(nonEmpty).toBeGreaterThan(10);
+  });
+});
+
+type Answer = { round: number; keywords: string[]; keywordSource: string; corrected: string | null };
+
+describe("a policy whose vocabulary's tail ships apart (a large catalogue)", () => {
+  const { tailed, tailedAnswers } = rounds;
+  const meta = policyOf(tailed.queryGenerator)?.policy.tail;
+  const half = Math.floor(tailedAnswers.length / 2);
+
+  it("reads the query's tail entries from KV and answers as Node does with the whole tail", async () => {
+    expect(meta?.buckets).toBeGreaterThan(1);
+    expect(policyOf(tailed.queryGenerator)?.policy.tailWords).toBeUndefined();
+    // The tail matters: many of these queries get other keywords from the head alone.
+    expect(tailedAnswers.filter((a) => a.headOnly.join("|") !== a.keywords.join("|")).length).toBeGreaterThan(10);
+    expect(tailedAnswers.filter((a) => a.corrected !== null).length).toBeGreaterThan(5);
+    expect(await publish(tailed)).toBe("published");
+    clearIsolateCaches();
+    for (const a of tailedAnswers.slice(0, half)) {
+      const { body } = await getJson<Answer>(`/v1/search?q=${encodeURIComponent(a.query)}`);
+      expect(body.round).toBe(8);
+      expect(body.keywordSource).toBe("policy");
+      expect(body.keywords, a.query).toEqual(a.keywords);
+      expect(body.corrected, a.query).toBe(a.corrected);
+    }
+  });
+
+  it("answers from the head when its tail cannot be read, and does not keep that answer", async () => {
+    const keys = Array.from({ length: meta?.buckets ?? 0 }, (_, j) => queryDfKey(8, tailed.manifest.contentHash, j));
+    const saved = await Promise.all(keys.map((k) => env.CACHE.get(k, "text")));
+    expect(saved.every((v) => v !== null)).toBe(true);
+    await Promise.all(keys.map((k) => env.CACHE.delete(k)));
+    clearIsolateCaches();
+    const rest = tailedAnswers.slice(half).filter((a) => a.headOnly.join("|") !== a.keywords.join("|"));
+    expect(rest.length).toBeGreaterThan(3);
+    for (const a of rest) {
+      const { body } = await getJson<Answer>(`/v1/search?q=${encodeURIComponent(a.query)}`);
+      expect(body.keywords, a.query).toEqual(a.headOnly);
+    }
+    // The tail back: the same queries get the whole tail's answers (the head's were not cached).
+    await Promise.all(keys.map((k, j) => env.CACHE.put(k, saved[j] as string)));
+    clearIsolateCaches();
+    for (const a of rest) {
+      const { body } = await getJson<Answer>(`/v1/search?q=${encodeURIComponent(a.query)}`);
+      expect(body.keywords, a.query).toEqual(a.keywords);
+    }
   });
 });

@@ -43,6 +43,7 @@ import { REWARD_LIMITS } from "../../core/reward.js";
 import { KeywordClient } from "../../llm/client.js";
 import { SERVING_LIMITS } from "./limits.js";
 import { breakerFor, type CircuitBreaker } from "./llm-breaker.js";
+import { tailedPolicy } from "./policy-tail.js";
 import { tailedExtractor } from "./query-df.js";
 import { ByteLru } from "./store/lru.js";
 
@@ -82,7 +83,7 @@ type Cached = QueryKeywords & { readonly expiresAtMs?: number };
 /** Per-isolate copy of the KV keyword caches (same keys, same rules). */
 export const keywordLru = new ByteLru<Cached>(SERVING_LIMITS.keywordLruBytes, (key, v) => (key.length + v.keywords.join(" ").length) * 2 + 64);
 
-const generators = new Map<string, { spec: QueryGeneratorSpec; policy: CpuGenerator | null; correct: (query: string) => { readonly text: string } | null }>();
+const generators = new Map<string, { spec: QueryGeneratorSpec; policy: CpuGenerator | null; correct: (query: string) => Promise<string | null> }>();
 
 /**
  * A CPU generator as the worker runs it: a large round's extractor looks up
@@ -92,7 +93,8 @@ const generators = new Map<string, { spec: QueryGeneratorSpec; policy: CpuGenera
  * spelling correction it applied (core/typos.ts), `verbatim` turns it off.
  */
 type CpuGenerator = (query: string, deps: KeywordDeps, verbatim: boolean) => Promise<Generated> | Generated;
-export type Generated = { readonly keywords: string[]; readonly corrected: string | null };
+/** `partial`: a KV read of the generator's tail failed, so the answer is the head's alone and is not cached. */
+export type Generated = { readonly keywords: string[]; readonly corrected: string | null; readonly partial?: boolean };
 
 function cpuGenerator(spec: QueryGeneratorSpec, kv: KVNamespace, round: ServingManifest): CpuGenerator | null {
   const extractor = extractorOf(spec);
@@ -100,6 +102,14 @@ function cpuGenerator(spec: QueryGeneratorSpec, kv: KVNamespace, round: ServingM
   if (tailed) return (query, _deps, verbatim) => tailed(query, verbatim);
   const policy = policyOf(spec);
   const pass = firstPassOf(spec);
+  // A large round's policy reads its vocabulary's tail from KV, beside its first pass.
+  const tailedP = policy && tailedPolicy(policy, kv, round);
+  if (tailedP) {
+    return async (query, deps, verbatim) => {
+      const [hints, { tail, partial }] = await Promise.all([pass ? deps.firstPass(round, query, pass.topK) : undefined, tailedP.fetch(query, verbatim)]);
+      return { ...tailedP.answer(query, hints, verbatim, tail), ...(partial ? { partial } : {}) };
+    };
+  }
   const correct = loadQueryCorrector(spec);
   const corrected = (query: string, verbatim: boolean) => correct(query, { verbatim })?.text ?? null;
   if (policy && pass) {
@@ -111,6 +121,22 @@ function cpuGenerator(spec: QueryGeneratorSpec, kv: KVNamespace, round: ServingM
   }
   const generate = loadQueryGenerator(spec);
   return generate && ((query, _deps, verbatim) => ({ keywords: generate(query, { verbatim }), corrected: corrected(query, verbatim) }));
+}
+
+/**
+ * The correction a round's CPU generator applies to a query, for answers
+ * warmed at publish: a generator with a tail in KV reads the query's entries
+ * first, as its answer did.
+ */
+function roundCorrector(spec: QueryGeneratorSpec, kv: KVNamespace, round: ServingManifest): (query: string) => Promise<string | null> {
+  const extractor = extractorOf(spec);
+  const tailedX = extractor && tailedExtractor(extractor, kv, round);
+  if (tailedX) return async (query) => (await tailedX(query, false)).corrected;
+  const policy = policyOf(spec);
+  const tailedP = policy && tailedPolicy(policy, kv, round);
+  if (tailedP) return async (query) => tailedP.answer(query, undefined, false, (await tailedP.fetch(query, false)).tail).corrected;
+  const correct = loadQueryCorrector(spec);
+  return async (query) => correct(query)?.text ?? null;
 }
 
 /** Test hook: forget the parsed query generators (as a fresh isolate would). */
@@ -125,7 +151,7 @@ async function roundGenerator(kv: KVNamespace, round: ServingManifest) {
   const text = await kv.get(key, "text");
   if (text === null) throw new Error(`round ${round.round}'s query generator is missing from KV`);
   const spec = validateQueryGeneratorSpec(JSON.parse(text));
-  const entry = { spec, policy: cpuGenerator(spec, kv, round), correct: loadQueryCorrector(spec) };
+  const entry = { spec, policy: cpuGenerator(spec, kv, round), correct: roundCorrector(spec, kv, round) };
   if (generators.size >= SERVING_LIMITS.generatorCacheEntries) generators.delete(generators.keys().next().value as string);
   generators.set(key, entry);
   return entry;
@@ -199,12 +225,19 @@ export async function queryKeywords(deps: KeywordDeps, round: ServingManifest, q
     return { keywords: [], source: "raw", corrected: null };
   }
   const { spec, policy } = generator;
+  let partial = false;
   const fallback = async (): Promise<QueryKeywords> => {
     if (!policy) return { keywords: [], source: "raw", corrected: null };
     const g = await policy(query, deps, verbatim);
+    partial = g.partial === true;
     return { keywords: g.keywords.slice(0, REWARD_LIMITS.kMax), source: "policy", corrected: g.corrected };
   };
-  if (spec.kind !== "llm") return policy ? remember(deps, key, await fallback(), false) : fallback();
+  if (spec.kind !== "llm") {
+    if (!policy) return fallback();
+    const answer = await fallback();
+    // An answer read without its tail is the head's alone: served, not kept as the round's.
+    return partial ? answer : remember(deps, key, answer, false);
+  }
   if (!deps.llmBaseUrl) return fallback();
   const breaker = breakerFor(deps.llmBaseUrl, deps.llmCoolDownMs);
   // Open circuit: no call, and no cache traffic either (the fallback costs what a round without an LLM costs).
@@ -228,7 +261,7 @@ const VERBATIM_SUFFIX = ":verbatim";
 async function correctionOf(deps: KeywordDeps, round: ServingManifest, query: string, verbatim: boolean): Promise<string | null> {
   if (verbatim) return null;
   try {
-    return (await roundGenerator(deps.kv, round)).correct(query)?.text ?? null;
+    return await (await roundGenerator(deps.kv, round)).correct(query);
   } catch {
     return null;
   }

@@ -13,6 +13,8 @@ export const SERVING_LIMITS = {
   columnLruBytes: 24 * 2 ** 20,
   /** A large round's extractor df tail (query-df.ts), per isolate. */
   dfBucketLruBytes: 4 * 2 ** 20,
+  /** A large round's query-policy vocabulary tail (policy-tail.ts), per isolate. */
+  policyTailLruBytes: 4 * 2 ** 20,
   /** KV keys are at most 512 bytes; longer posting keys skip the KV cache. */
   kvKeyMaxBytes: 512,
   /** KV's value limit (25 MiB), as base64 text. */

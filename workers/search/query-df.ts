@@ -4,7 +4,8 @@
  * isolate parses stays bounded whatever the catalogue's vocabulary. A query's
  * other n-grams are looked up in the round's df buckets in KV, all in one bulk
  * read, through a byte-budgeted isolate LRU. A failed read leaves the head
- * alone: the search still answers, from the keywords the head knows.
+ * alone: the search still answers, from the keywords the head knows, and that
+ * answer is not cached.
  */
 
 import type { ServingManifest } from "../../core/contract.js";
@@ -17,7 +18,7 @@ import { ByteLru } from "./store/lru.js";
 export const dfBucketLru = new ByteLru<Record<string, number>>(SERVING_LIMITS.dfBucketLruBytes, (key, v) => key.length * 2 + JSON.stringify(v).length * 2 + 64);
 
 /** The keywords, and the spelling correction the extractor applied (core/typos.ts: a word the fetched tail holds is left alone). */
-export type AsyncGenerator = (query: string, verbatim: boolean) => Promise<{ keywords: string[]; corrected: string | null }>;
+export type AsyncGenerator = (query: string, verbatim: boolean) => Promise<{ keywords: string[]; corrected: string | null; partial?: boolean }>;
 
 /** The extractor with its df tail fetched per query, or null when the extractor has no tail. */
 export function tailedExtractor(spec: ExtractorGeneratorSpec, kv: KVNamespace, round: ServingManifest): AsyncGenerator | null {
@@ -51,6 +52,12 @@ export function tailedExtractor(spec: ExtractorGeneratorSpec, kv: KVNamespace, r
       const df = got.get(queryDfKey(round.round, round.contentHash, dfBucketOf(t, buckets)))?.[t];
       if (df !== undefined) tail.set(t, df);
     }
-    return { keywords: generate(query, tail, verbatim), corrected: extractorCorrection(head, query, tail, verbatim)?.text ?? null };
+    // A bucket that could not be read: the answer is the head's alone (not cached as the round's).
+    const partial = missing.some((k) => !read.get(k));
+    return {
+      keywords: generate(query, tail, verbatim),
+      corrected: extractorCorrection(head, query, tail, verbatim)?.text ?? null,
+      ...(partial ? { partial } : {}),
+    };
   };
 }
