@@ -33,6 +33,24 @@ export function phaseLines(err: string): Array<{ phase: string; seconds: number;
   }));
 }
 
+/** The worker threads' heaps (training/parallel/pool.ts `worker-heap` lines): each thread's largest, and when. */
+export function workerHeaps(err: string): Array<Record<string, string>> {
+  const byThread = new Map<string, { at: number; used: number; total: number; lines: number }>();
+  for (const m of err.matchAll(/worker-heap thread (\d+) .*? at (\d+) used-mb (\d+) total-mb (\d+)/g)) {
+    const [thread, at, used, total] = [m[1] as string, Number(m[2]), Number(m[3]), Number(m[4])];
+    const seen = byThread.get(thread);
+    if (!seen || total > seen.total) byThread.set(thread, { at, used, total, lines: (seen?.lines ?? 0) + 1 });
+    else seen.lines++;
+  }
+  return [...byThread].map(([thread, h]) => ({
+    thread,
+    "largest heap MB (total)": String(h.total),
+    "used then MB": String(h.used),
+    "at (unix ms)": String(h.at),
+    reports: String(h.lines),
+  }));
+}
+
 /** The shipped query generator: its bytes in the round (what KV holds under qgen:) and its tables' sizes. */
 function policySize(dir: string): Record<string, string> {
   const m = readManifest(dir);
@@ -101,6 +119,7 @@ runCli(async () => {
       },
     );
     for (const p of phaseLines(train.err)) row(`  train: ${p.phase}`, p, "", String(p.heapMb));
+    const heaps = workerHeaps(train.err);
     if (train.code !== 0) {
       row(`train --rounds ${rounds}`, train, `FAILED (exit ${train.code}): ${train.err.trim().split("\n").slice(-2).join(" | ").slice(0, 200)}`);
       printTable(rows);
@@ -115,6 +134,10 @@ runCli(async () => {
       f1s.push(f1Of(ev));
     }
     printTable(rows);
+    if (heaps.length > 0) {
+      console.log("\nworker threads (candidates, then GRPO), each one's largest heap:");
+      printTable(heaps);
+    }
     console.log(
       `\ndev F1: ${f1s.map((f, r) => `round ${r} ${f.toFixed(4)}`).join(", ")} (round 1 − round 0: ${((f1s[1] as number) - (f1s[0] as number)).toFixed(4)})`,
     );

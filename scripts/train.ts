@@ -202,6 +202,7 @@ export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
       phaseStats(phase);
       hooks.checkpointed?.(phase);
     },
+    mark: (what) => phaseStats(what.replace(/[: ]+/g, "-")),
   };
   const opts: TrainOptions = {
     rounds,

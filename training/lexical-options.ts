@@ -78,6 +78,8 @@ export interface TrainProgress {
   phaseEnd(phase: string, summary: { dev: MetricSummary; train: MetricSummary }): void;
   /** Called once a phase's checkpoint is on disk. */
   checkpointed?(phase: string): void;
+  /** A step inside a phase's set-up is done (bench:train reports the time and memory between two). */
+  mark?(what: string): void;
 }
 
 export interface State {

@@ -111,14 +111,19 @@ export function trainedItems(count: number, seed: number, phase: string, max: nu
 
 /**
  * With --workers N, item candidates are built on N worker threads
- * (training/parallel/candidates.ts), started once per run; closeWorkers ends them.
+ * (training/parallel/candidates.ts), started for one pass and ended after it:
+ * a worker left idle between passes keeps the heap its last pass grew, which
+ * V8 does not give back (at 1M items about 2.8 GB between Phase 1's decoding
+ * and the item phase's candidates).
  */
-const candidateWorkers = new WeakMap<TrainData, ParallelCandidates>();
-const parallelCandidates = (data: TrainData, opts: TrainOptions): ParallelCandidates | null =>
-  opts.workers === undefined ? null : getOrInsert(candidateWorkers, data, () => new ParallelCandidates(data, opts.workers as number));
-export function closeWorkers(data: TrainData): void {
-  candidateWorkers.get(data)?.close();
-  candidateWorkers.delete(data);
+function withCandidateWorkers<T>(data: TrainData, opts: TrainOptions, pass: (par: ParallelCandidates | null) => T): T {
+  if (opts.workers === undefined) return pass(null);
+  const par = new ParallelCandidates(data, opts.workers);
+  try {
+    return pass(par);
+  } finally {
+    par.close();
+  }
 }
 
 /** Every item's candidates against `vocab` (or `items`'), those `keep` holds (all without it), in a store (training/candidate-store.ts). */
@@ -130,18 +135,18 @@ function storeCandidates(
   budget?: number,
   items: readonly number[] | null = null,
 ) {
-  const par = parallelCandidates(data, opts);
-  if (par) return par.store(vocab, keep, items);
-  return itemCandidates(data, vocab, keep, budget, items);
+  return withCandidateWorkers(data, opts, (par) => (par ? par.store(vocab, keep, items) : itemCandidates(data, vocab, keep, budget, items)));
 }
 
 /** Every item's decoded set, each item's candidates (those `keep` holds) built, decoded and dropped in turn. */
 function decodeAll(data: TrainData, vocab: PolicyVocabulary, params: PolicyParams, keep: ReadonlySet<string> | null, opts: TrainOptions): string[][] {
-  const par = parallelCandidates(data, opts);
-  if (par) return internSets(data, par.decode(vocab, params, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit, keep));
   return internSets(
     data,
-    data.items.map((_, j) => decode(params, keptCandidates(vocab, itemCandidateInput(data, j), keep), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit)),
+    withCandidateWorkers(data, opts, (par) =>
+      par
+        ? par.decode(vocab, params, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit, keep)
+        : data.items.map((_, j) => decode(params, keptCandidates(vocab, itemCandidateInput(data, j), keep), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit)),
+    ),
   );
 }
 
@@ -220,7 +225,6 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
   // --workers N: the item side's steps as map (a chunk's cross-entropy gradient sums) and reduce (training/parallel/).
   // (Not with a shared generator: the query side's steps move the same weights between the workers' item steps.)
   const parallel = opts.workers !== undefined && !opts.ablations.sharedGenerator;
-  if (parallel) closeWorkers(data); // idle through the steps: their heaps freed (see runItemPhase)
   const workers = parallel ? new ParallelItemPhase(opts.workers as number, iCands, null, state.item, TRAIN_DEFAULTS.groupSize) : null;
   progress.phaseStart("sft", steps);
   for (let e = 0; e < opts.epochs.sft; e++) {
@@ -317,6 +321,7 @@ export function runItemPhase(
   // their own. Dropped now, they are not held beside the phase's candidates, reward input and workers (at 1M items
   // they are gigabytes).
   perItemSets.delete(itemSets);
+  progress.mark?.(`item-${round}: query index decoded`);
   // Data-parallel (--workers N, the default reward only): the workers read the candidates from a file.
   const parallel = opts.workers !== undefined && opts.ablations.itemReward !== "transposed-f1" && !opts.ablations.sharedGenerator;
   // Past the budget, the steps visit a sample of the items (store position p is item at(p)); every item is decoded after.
@@ -324,10 +329,7 @@ export function runItemPhase(
   const at = (p: number) => (items ? (items[p] as number) : p);
   const qVocab = currentQueryVocabulary(data, state, opts);
   const cands = storeCandidates(data, qVocab, visible, opts, parallel ? 0 : undefined, items);
-  // The candidate workers sit idle through the steps, each with its heap (the n-gram df, its shard): ended here, so
-  // that they and the GRPO workers never hold memory at once, nor they and the reward input's making; the decoding
-  // pass after starts them again (the same shards, so the same sets).
-  if (parallel) closeWorkers(data);
+  progress.mark?.(`item-${round}: candidates stored`);
   // Click supervision: the judged items per query (the item reward leaves an unjudged pair at weight 0: missing).
   // Compacted (core/reward.ts): only what the frozen query index can match, the same rewards in a fraction of the
   // memory, each item's S_i ∪ {i} made and filtered in turn.
@@ -340,6 +342,7 @@ export function runItemPhase(
     },
     (i) => itemIndexSet(data, itemSets, i),
   );
+  progress.mark?.(`item-${round}: reward input`);
   let reward: (i: number, k: readonly string[]) => number = () => 0;
   if (opts.ablations.itemReward === "transposed-f1") {
     const relQ = new Map<number, Set<number>>();
@@ -369,6 +372,7 @@ export function runItemPhase(
               { lr, groupSize: TRAIN_DEFAULTS.groupSize },
             );
         state.checkpoint.history.push({ step: ++state.checkpoint.step, phase: `item-${round}`, round, side: "item", meanReward: s.meanReward });
+        if (state.checkpoint.history.at(-2)?.phase !== `item-${round}`) progress.mark?.(`item-${round}: first step`);
         progress.step({ meanReward: s.meanReward });
       }
     }

@@ -6,7 +6,8 @@
  * answers `{ error }`, and run throws it here in one line; a worker that dies
  * without answering is noticed after `replyTimeoutMs`.
  */
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { getHeapStatistics } from "node:v8";
+import { MessageChannel, type MessagePort, receiveMessageOnPort, threadId, Worker } from "node:worker_threads";
 
 export const POOL_LIMITS = { maxWorkers: 64, replyTimeoutMs: 600_000, pollMs: 1_000 } as const;
 
@@ -90,9 +91,23 @@ export class WorkerPool {
   }
 }
 
+/**
+ * With COGR_REPORT_RSS (bench:train), a worker reports its heap when it starts
+ * and after its first answers and then every 100th: `worker-heap` lines on
+ * stderr (they reach it when the main thread next yields).
+ */
+function reportHeap(what: string): void {
+  if (!process.env.COGR_REPORT_RSS) return;
+  const h = getHeapStatistics();
+  const mb = (b: number) => (b / 2 ** 20).toFixed(0);
+  process.stderr.write(`worker-heap thread ${threadId} ${what} at ${Date.now()} used-mb ${mb(h.used_heap_size)} total-mb ${mb(h.total_heap_size)}\n`);
+}
+
 /** The worker side: answers every message with `handle`'s result (or its error), then counts itself done. */
 export function serve(data: PoolWorkerData, handle: (message: unknown) => unknown): void {
   const done = new Int32Array(data.done);
+  let answered = 0;
+  reportHeap("ready");
   data.port.on("message", (m: unknown) => {
     let reply: { result?: unknown; error?: string };
     try {
@@ -103,5 +118,6 @@ export function serve(data: PoolWorkerData, handle: (message: unknown) => unknow
     data.port.postMessage(reply);
     Atomics.add(done, 0, 1);
     Atomics.notify(done, 0);
+    if (++answered <= 3 || answered % 100 === 0) reportHeap(`answer ${answered}`);
   });
 }
