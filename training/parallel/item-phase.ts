@@ -19,6 +19,7 @@ import type { StepStats } from "../phase.js";
 import { type ChunkResult, chunkTasks, MAP_DEFAULTS, reduceChunks, type SftTask } from "./grpo-map.js";
 import type { ItemStepMessage, ItemWorkerData } from "./item-worker.js";
 import { WorkerPool } from "./pool.js";
+import { packRewardInput } from "./reward-input.js";
 
 export class ParallelItemPhase {
   private readonly pool: WorkerPool;
@@ -35,7 +36,7 @@ export class ParallelItemPhase {
   ) {
     const file = store.file;
     if (!file) throw new Error("a data-parallel item phase needs its candidates in a file (buildCandidateStore with budget 0)");
-    const data: ItemWorkerData = { file, reward, items, keywordWeights: [...params.keywordWeights], groupSize };
+    const data: ItemWorkerData = { file, reward: reward && packRewardInput(reward), items, keywordWeights: [...params.keywordWeights], groupSize };
     this.pool = new WorkerPool(new URL("./item-worker.ts", import.meta.url), workers, () => ({ ...data }));
   }
 

@@ -7,15 +7,16 @@
  */
 import { workerData } from "node:worker_threads";
 import { newParams } from "../../core/policy-features.js";
-import { ItemRewardContext, type ItemRewardInput } from "../../core/reward.js";
+import { ItemRewardContext } from "../../core/reward.js";
 import { type CandidateFile, openCandidateFile } from "../candidate-store.js";
 import { type ChunkTask, mapChunk, type SftTask, sftChunk } from "./grpo-map.js";
 import { type PoolWorkerData, serve } from "./pool.js";
+import { type PackedRewardInput, unpackRewardInput } from "./reward-input.js";
 
 export interface ItemWorkerData {
   readonly file: CandidateFile;
-  /** App. B.3's reward input (the item phase); none for Phase 1. */
-  readonly reward: ItemRewardInput | null;
+  /** App. B.3's reward input (the item phase), packed (reward-input.ts); none for Phase 1. */
+  readonly reward: PackedRewardInput | null;
   /** The item of each of the file's records, when the phase trains on a sample of the items (record p is item items[p]); else record i is item i. */
   readonly items: readonly number[] | null;
   readonly keywordWeights: ReadonlyArray<readonly [string, number]>;
@@ -32,7 +33,7 @@ export interface ItemStepMessage {
 
 const data = workerData as ItemWorkerData & PoolWorkerData;
 const store = openCandidateFile(data.file);
-const ctx = data.reward ? new ItemRewardContext(data.reward) : null;
+const ctx = data.reward ? new ItemRewardContext(unpackRewardInput(data.reward)) : null;
 const items = data.items;
 const params = newParams();
 for (const [k, w] of data.keywordWeights) params.keywordWeights.set(k, w);
