@@ -205,9 +205,6 @@ export function queryIndexSets(data: TrainData, querySets: ReadonlyArray<readonl
 export const itemIndexSet = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>, j: number) =>
   itemKeywordSet({ name: data.items[j]?.product.name ?? "", keywords: itemSets[j] ?? [] });
 
-/** S_i ∪ {i} for every item. */
-export const itemIndexSets = (data: TrainData, itemSets: ReadonlyArray<readonly string[]>) => itemSets.map((_, j) => itemIndexSet(data, itemSets, j));
-
 /** Alg. 1, lines 5–8: the top-N most frequent keywords pooled over the relevant items' S_i. */
 export function sftQueryTargets(data: TrainData, itemSets: ReadonlyArray<readonly string[]>): Set<string>[] {
   return data.train.map((q) => {

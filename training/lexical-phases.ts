@@ -27,7 +27,6 @@ import {
   itemCandidateInput,
   itemCandidates,
   itemIndexSet,
-  itemIndexSets,
   itemSetsOf,
   itemSideVocabulary,
   keptCandidates,
@@ -281,7 +280,8 @@ export function runQueryPhase(data: TrainData, state: State, itemSets: string[][
   const hints = hintsOver(index, opts);
   const queries = withTypoCopies(data.train, opts.seed, round);
   const cands = queryCandidateSets(queries, vocab, hints);
-  const reward = queryRewardFn(new FrozenIndex(itemIndexSets(data, itemSets)), queries);
+  // Eq. 2.2 against the frozen item index: the served index's keyword postings are S_i ∪ {i} already.
+  const reward = queryRewardFn(FrozenIndex.fromIndex(index, data.ids), queries);
   const perEpoch = Math.ceil(cands.length / TRAIN_DEFAULTS.batch.query);
   progress.phaseStart(`query-${round}`, opts.epochs.query * perEpoch);
   for (let e = 0; e < opts.epochs.query; e++) {

@@ -4,19 +4,34 @@
  * core's incremental ItemRewardContext (App. B.3), or the transposed F1 of
  * the Table-3 ablation.
  */
+
+import type { KeywordIndex } from "../core/inverted-index.js";
 import { f1FromCounts } from "../core/metrics.js";
 import { normalizeKeyword } from "../core/normalize.js";
 import { type ItemRewardContext, postingsOf, queryReward, REWARD_LIMITS } from "../core/reward.js";
 
 /** Retrieval counts against a frozen keyword → ordinals index. */
 export class FrozenIndex {
-  private readonly postings: Map<string, number[]>;
+  private readonly postings: ReadonlyMap<string, ArrayLike<number>>;
   private readonly mark: Int32Array;
   private epoch = 0;
 
-  constructor(sets: ReadonlyArray<readonly string[]>) {
-    this.postings = postingsOf(sets);
-    this.mark = new Int32Array(sets.length);
+  constructor(sets: ReadonlyArray<readonly string[]>, postings?: { readonly keywords: ReadonlyMap<string, ArrayLike<number>>; readonly count: number }) {
+    this.postings = postings?.keywords ?? postingsOf(sets);
+    this.mark = new Int32Array(postings?.count ?? sets.length);
+  }
+
+  /**
+   * The item side's frozen index read from the served index of the same item
+   * sets, whose keyword postings are S_i ∪ {i} by ordinal already (sorted, as
+   * postingsOf's): the query phase does not build it again (at 1M items a
+   * second keyword → ordinals table over 30M entries). `ids` are the items'
+   * ids by ordinal; an index in another order is refused.
+   */
+  static fromIndex(index: KeywordIndex, ids: readonly string[]): FrozenIndex {
+    if (index.ids.length !== ids.length || index.ids.some((id, j) => id !== ids[j]))
+      throw new Error("the served index's items are not in the training view's order");
+    return new FrozenIndex([], { keywords: index.keywordPostings, count: ids.length });
   }
 
   /** The ordinals matched by any keyword. */
@@ -24,7 +39,10 @@ export class FrozenIndex {
     const e = ++this.epoch;
     const out: number[] = [];
     for (const k of keywords) {
-      for (const o of this.postings.get(k) ?? []) {
+      const p = this.postings.get(k);
+      if (!p) continue;
+      for (let j = 0; j < p.length; j++) {
+        const o = p[j] as number;
         if (this.mark[o] !== e) {
           this.mark[o] = e;
           out.push(o);
