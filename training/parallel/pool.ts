@@ -6,6 +6,7 @@
  * answers `{ error }`, and run throws it here in one line; a worker that dies
  * without answering is noticed after `replyTimeoutMs`.
  */
+import { writeSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, threadId, Worker } from "node:worker_threads";
 
@@ -93,14 +94,15 @@ export class WorkerPool {
 
 /**
  * With COGR_REPORT_RSS (bench:train), a worker reports its heap when it starts
- * and after its first answers and then every 100th: `worker-heap` lines on
- * stderr (they reach it when the main thread next yields).
+ * and after its first answers and then every 100th: `worker-heap` lines
+ * written straight to fd 2 (a worker's process.stderr goes through the main
+ * thread, which the training loop rarely lets run, and is lost at terminate).
  */
 function reportHeap(what: string): void {
   if (!process.env.COGR_REPORT_RSS) return;
   const h = getHeapStatistics();
   const mb = (b: number) => (b / 2 ** 20).toFixed(0);
-  process.stderr.write(`worker-heap thread ${threadId} ${what} at ${Date.now()} used-mb ${mb(h.used_heap_size)} total-mb ${mb(h.total_heap_size)}\n`);
+  writeSync(2, `worker-heap thread ${threadId} ${what} at ${Date.now()} used-mb ${mb(h.used_heap_size)} total-mb ${mb(h.total_heap_size)}\n`);
 }
 
 /** The worker side: answers every message with `handle`'s result (or its error), then counts itself done. */
