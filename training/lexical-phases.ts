@@ -110,19 +110,18 @@ export function trainedItems(count: number, seed: number, phase: string, max: nu
 
 /**
  * With --workers N, item candidates are built on N worker threads
- * (training/parallel/candidates.ts), started for one pass and ended after it:
- * a worker left idle between passes keeps the heap its last pass grew, which
- * V8 does not give back (at 1M items about 2.8 GB between Phase 1's decoding
- * and the item phase's candidates).
+ * (training/parallel/candidates.ts), started when a pass needs them and kept
+ * for the next; closeWorkers ends them before an item-side phase's GRPO
+ * workers start, and at the end of the run. (Starting them for every pass
+ * instead was measured at 1M items with the main thread's live heap about
+ * 740 MB larger from Phase 1 on, cause not traced, and no lower peak.)
  */
-function withCandidateWorkers<T>(data: TrainData, opts: TrainOptions, pass: (par: ParallelCandidates | null) => T): T {
-  if (opts.workers === undefined) return pass(null);
-  const par = new ParallelCandidates(data, opts.workers);
-  try {
-    return pass(par);
-  } finally {
-    par.close();
-  }
+const candidateWorkers = new WeakMap<TrainData, ParallelCandidates>();
+const parallelCandidates = (data: TrainData, opts: TrainOptions): ParallelCandidates | null =>
+  opts.workers === undefined ? null : getOrInsert(candidateWorkers, data, () => new ParallelCandidates(data, opts.workers as number));
+export function closeWorkers(data: TrainData): void {
+  candidateWorkers.get(data)?.close();
+  candidateWorkers.delete(data);
 }
 
 /** Every item's candidates against `vocab` (or `items`'), those `keep` holds (all without it), in a store (training/candidate-store.ts). */
@@ -134,18 +133,18 @@ function storeCandidates(
   budget?: number,
   items: readonly number[] | null = null,
 ) {
-  return withCandidateWorkers(data, opts, (par) => (par ? par.store(vocab, keep, items) : itemCandidates(data, vocab, keep, budget, items)));
+  const par = parallelCandidates(data, opts);
+  if (par) return par.store(vocab, keep, items);
+  return itemCandidates(data, vocab, keep, budget, items);
 }
 
 /** Every item's decoded set, each item's candidates (those `keep` holds) built, decoded and dropped in turn. */
 function decodeAll(data: TrainData, vocab: PolicyVocabulary, params: PolicyParams, keep: ReadonlySet<string> | null, opts: TrainOptions): string[][] {
+  const par = parallelCandidates(data, opts);
+  if (par) return internSets(data, par.decode(vocab, params, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit, keep));
   return internSets(
     data,
-    withCandidateWorkers(data, opts, (par) =>
-      par
-        ? par.decode(vocab, params, REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit, keep)
-        : data.items.map((_, j) => decode(params, keptCandidates(vocab, itemCandidateInput(data, j), keep), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit)),
-    ),
+    data.items.map((_, j) => decode(params, keptCandidates(vocab, itemCandidateInput(data, j), keep), REWARD_LIMITS.kMax, DATA_LIMITS.itemMinLogit)),
   );
 }
 
@@ -224,6 +223,7 @@ export function runSft(data: TrainData, state: State, rng: Rng, opts: TrainOptio
   // --workers N: the item side's steps as map (a chunk's cross-entropy gradient sums) and reduce (training/parallel/).
   // (Not with a shared generator: the query side's steps move the same weights between the workers' item steps.)
   const parallel = opts.workers !== undefined && !opts.ablations.sharedGenerator;
+  if (parallel) closeWorkers(data); // idle through the steps: their heaps freed (see runItemPhase)
   const workers = parallel ? new ParallelItemPhase(opts.workers as number, iCands, null, state.item, TRAIN_DEFAULTS.groupSize) : null;
   progress.phaseStart("sft", steps);
   for (let e = 0; e < opts.epochs.sft; e++) {
@@ -329,6 +329,10 @@ export function runItemPhase(
   const at = (p: number) => (items ? (items[p] as number) : p);
   const qVocab = currentQueryVocabulary(data, state, opts);
   const cands = storeCandidates(data, qVocab, visible, opts, parallel ? 0 : undefined, items);
+  // The candidate workers sit idle through the steps, each with its heap (the n-gram df, its shard): ended here, so
+  // that they and the GRPO workers never hold memory at once, nor they and the reward input's making; the decoding
+  // pass after starts them again (the same shards, so the same sets).
+  if (parallel) closeWorkers(data);
   progress.mark?.(`item-${round}: candidates stored`);
   // Click supervision: the judged items per query (the item reward leaves an unjudged pair at weight 0: missing).
   // Compacted (core/reward.ts): only what the frozen query index can match, the same rewards in a fraction of the

@@ -18,7 +18,7 @@ import { type Checkpoint, type HistoryPoint, loadParams, readCheckpoint, savePar
 import type { Dataset } from "./data/wands.js";
 import { prepareData } from "./lexical-data.js";
 import { phaseName, phaseRound, phasesOf, type State, type TrainOptions, type TrainProgress, writesRound } from "./lexical-options.js";
-import { decodeItems, evaluate, initialItemSets, runItemPhase, runQueryPhase, runSft } from "./lexical-phases.js";
+import { closeWorkers, decodeItems, evaluate, initialItemSets, runItemPhase, runQueryPhase, runSft } from "./lexical-phases.js";
 import { writeTrainedRound } from "./lexical-round.js";
 import { newAdamState } from "./optimizer.js";
 import { type Round, readRound, readRoundFile } from "./round-artifact.js";
@@ -66,39 +66,44 @@ export function trainLexical(dataset: Dataset, opts: TrainOptions, progress: Tra
   let itemSets = initialItemSets(data, state, start, opts);
   start = null;
 
-  for (const p of phasesOf(opts)) {
-    const phase = phaseName(p);
-    const round = phaseRound(p, opts);
-    if (state.checkpoint.completed.includes(phase)) {
-      if (writesRound(p, opts)) written.push(round);
-      continue;
+  try {
+    for (const p of phasesOf(opts)) {
+      const phase = phaseName(p);
+      const round = phaseRound(p, opts);
+      if (state.checkpoint.completed.includes(phase)) {
+        if (writesRound(p, opts)) written.push(round);
+        continue;
+      }
+      if (p.side === "sft") {
+        runSft(data, state, rng, opts, progress);
+        itemSets = decodeItems(data, state, opts);
+      } else if (p.side === "query") runQueryPhase(data, state, itemSets, rng, opts, round, progress);
+      else itemSets = runItemPhase(data, state, itemSets, rng, opts, round, progress);
+      const summary = evaluate(data, state, itemSets, opts);
+      state.checkpoint.history.push({
+        step: state.checkpoint.step,
+        phase,
+        round,
+        side: p.side,
+        devF1: summary.dev.f1,
+        trainF1: summary.train.f1,
+      });
+      state.checkpoint.phaseMetrics.push({ phase, round, dev: summary.dev, train: summary.train });
+      progress.phaseEnd(phase, summary);
+      if (writesRound(p, opts)) {
+        writeTrainedRound(data, state, itemSets, round, startManifest.split, opts, summary, queries);
+        written.push(round);
+      }
+      state.checkpoint.completed.push(phase);
+      state.checkpoint.rng = rng.state;
+      state.checkpoint.query = { ...state.checkpoint.query, params: saveParams(state.query) };
+      state.checkpoint.item = { ...state.checkpoint.item, params: saveParams(state.item) };
+      writeCheckpoint(ckptPath, state.checkpoint);
+      progress.checkpointed?.(phase);
     }
-    if (p.side === "sft") {
-      runSft(data, state, rng, opts, progress);
-      itemSets = decodeItems(data, state, opts);
-    } else if (p.side === "query") runQueryPhase(data, state, itemSets, rng, opts, round, progress);
-    else itemSets = runItemPhase(data, state, itemSets, rng, opts, round, progress);
-    const summary = evaluate(data, state, itemSets, opts);
-    state.checkpoint.history.push({
-      step: state.checkpoint.step,
-      phase,
-      round,
-      side: p.side,
-      devF1: summary.dev.f1,
-      trainF1: summary.train.f1,
-    });
-    state.checkpoint.phaseMetrics.push({ phase, round, dev: summary.dev, train: summary.train });
-    progress.phaseEnd(phase, summary);
-    if (writesRound(p, opts)) {
-      writeTrainedRound(data, state, itemSets, round, startManifest.split, opts, summary, queries);
-      written.push(round);
-    }
-    state.checkpoint.completed.push(phase);
-    state.checkpoint.rng = rng.state;
-    state.checkpoint.query = { ...state.checkpoint.query, params: saveParams(state.query) };
-    state.checkpoint.item = { ...state.checkpoint.item, params: saveParams(state.item) };
-    writeCheckpoint(ckptPath, state.checkpoint);
-    progress.checkpointed?.(phase);
+  } finally {
+    // The candidate workers of --workers N (training/parallel/candidates.ts) end with the run.
+    closeWorkers(data);
   }
   return { rounds: written, history: state.checkpoint.history };
 }
