@@ -14,7 +14,7 @@
 import { segmentText } from "./extract.js";
 import { singular } from "./morph.js";
 import { keywordWords, normalizeKeyword } from "./normalize.js";
-import { fmix32, fnv1a32 } from "./shard.js";
+import { bucketOf } from "./shard.js";
 
 /** A tail keyword, its df in the opposite index and its profile (PolicyVocabulary.profiles). */
 export type TailKeyword = readonly [keyword: string, df: number, profile: ReadonlyArray<readonly [string, number]>];
@@ -37,7 +37,7 @@ export const POLICY_TAIL_LIMITS = {
   bucketBytes: 64 * 1024,
 } as const;
 
-export const tailBucketOf = (word: string, buckets: number) => fmix32(fnv1a32(word)) % buckets;
+export const tailBucketOf = (word: string, buckets: number) => bucketOf(word, buckets);
 
 /**
  * The words whose entries a text's candidates and its spelling correction

@@ -17,7 +17,7 @@ import { type LexicalPolicySpec, loadPolicy } from "./policy-spec.js";
 import { type PolicyTail, type TailWord, tailBucketCount, tailWordsOf } from "./policy-tail.js";
 import { DECODING, type Decoding, PROMPTS, type PromptSet, validatePromptSet } from "./prompts.js";
 import { decodeQuery } from "./set-policy.js";
-import { fmix32, fnv1a32 } from "./shard.js";
+import { bucketOf } from "./shard.js";
 import { type Correction, cachedLexicon, correctQuery } from "./typos.js";
 
 export const QUERY_GENERATOR_FORMAT = "cogr-query-generator";
@@ -69,7 +69,7 @@ export const QUERY_GENERATOR_LIMITS = {
   keywordsPerBucket: 2_000,
 } as const;
 
-export const dfBucketOf = (keyword: string, buckets: number) => fmix32(fnv1a32(keyword)) % buckets;
+export const dfBucketOf = (keyword: string, buckets: number) => bucketOf(keyword, buckets);
 
 /** Splits an extractor's df into the head it ships (the most frequent keywords) and the tail that ships apart. */
 export function splitExtractorDf(

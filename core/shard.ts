@@ -33,6 +33,9 @@ export function fmix32(h: number): number {
   return x >>> 0;
 }
 
+/** A string's bucket among `buckets` (the KV buckets of a generator's tail: an extractor's df, a policy's vocabulary). */
+export const bucketOf = (key: string, buckets: number) => fmix32(fnv1a32(key)) % buckets;
+
 export function shardOf(key: string, shardCount: number): number {
   if (!Number.isInteger(shardCount) || shardCount < 1) throw new RangeError(`shard count must be ≥ 1, got ${shardCount}`);
   return fnv1a32(key) % shardCount;

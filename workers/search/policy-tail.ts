@@ -14,7 +14,7 @@ import type { SearchHints } from "../../core/hints.js";
 import { type PolicyTail, type TailWord, tailBucketOf } from "../../core/policy-tail.js";
 import { fetchPolicyTail, hasServedTail, loadHintedGenerator, loadQueryCorrector, type PolicyGeneratorSpec } from "../../core/query-generator.js";
 import { SERVING_LIMITS } from "./limits.js";
-import { kvGetMany } from "./store/kv-store.js";
+import { kvGetCachedJson } from "./store/kv-store.js";
 import { ByteLru } from "./store/lru.js";
 
 type Bucket = Record<string, TailWord>;
@@ -45,26 +45,13 @@ export function tailedPolicy(spec: PolicyGeneratorSpec, kv: KVNamespace, round: 
     async fetch(query, verbatim) {
       let partial = false;
       const read = async (words: readonly string[]) => {
-        const keys = [...new Set(words.map(keyOf))];
-        const got = new Map<string, Bucket>();
-        const missing = keys.filter((k) => {
-          const hit = tailBucketLru.get(k);
-          if (hit) got.set(k, hit);
-          return !hit;
-        });
-        const fetched = await kvGetMany<Bucket>(
+        const { got, partial: missed } = await kvGetCachedJson(
           kv,
-          missing,
-          "json",
+          words.map(keyOf),
+          tailBucketLru,
           `round ${round.round}: its query policy's tail could not be read; answering from the policy's head:`,
         );
-        for (const k of missing) {
-          const v = fetched.get(k);
-          if (v) {
-            tailBucketLru.set(k, v);
-            got.set(k, v);
-          } else partial = true;
-        }
+        partial ||= missed;
         const out = new Map<string, TailWord>();
         for (const w of words) {
           const e = got.get(keyOf(w))?.[w];

@@ -12,7 +12,7 @@ import type { ServingManifest } from "../../core/contract.js";
 import { queryDfKey } from "../../core/contract.js";
 import { dfBucketOf, type ExtractorGeneratorSpec, extractorCorrection, extractorGenerator, extractorTailTerms, specDf } from "../../core/query-generator.js";
 import { SERVING_LIMITS } from "./limits.js";
-import { kvGetMany } from "./store/kv-store.js";
+import { kvGetCachedJson } from "./store/kv-store.js";
 import { ByteLru } from "./store/lru.js";
 
 export const dfBucketLru = new ByteLru<Record<string, number>>(SERVING_LIMITS.dfBucketLruBytes, (key, v) => key.length * 2 + JSON.stringify(v).length * 2 + 64);
@@ -28,32 +28,18 @@ export function tailedExtractor(spec: ExtractorGeneratorSpec, kv: KVNamespace, r
   const buckets = spec.tail.buckets;
   return async (query, verbatim) => {
     const terms = extractorTailTerms(spec, head, query);
-    const keys = [...new Set(terms.map((t) => queryDfKey(round.round, round.contentHash, dfBucketOf(t, buckets))))];
-    const got = new Map<string, Record<string, number>>();
-    const missing = keys.filter((k) => {
-      const hit = dfBucketLru.get(k);
-      if (hit) got.set(k, hit);
-      return !hit;
-    });
-    const read = await kvGetMany<Record<string, number>>(
+    const { got, partial } = await kvGetCachedJson(
       kv,
-      missing,
-      "json",
+      terms.map((t) => queryDfKey(round.round, round.contentHash, dfBucketOf(t, buckets))),
+      dfBucketLru,
       `round ${round.round}: its query df could not be read; answering from the generator's head:`,
     );
-    for (const [k, v] of read) {
-      if (v) {
-        dfBucketLru.set(k, v);
-        got.set(k, v);
-      }
-    }
     const tail = new Map<string, number>();
     for (const t of terms) {
       const df = got.get(queryDfKey(round.round, round.contentHash, dfBucketOf(t, buckets)))?.[t];
       if (df !== undefined) tail.set(t, df);
     }
     // A bucket that could not be read: the answer is the head's alone (not cached as the round's).
-    const partial = missing.some((k) => !read.get(k));
     return {
       keywords: generate(query, tail, verbatim),
       corrected: extractorCorrection(head, query, tail, verbatim)?.text ?? null,

@@ -13,6 +13,7 @@ import { type PostingBlock, packBlocks, unpackBlocks } from "../../../core/block
 import { kvPostingKeyOf } from "../../../core/contract.js";
 import { SERVING_LIMITS } from "../limits.js";
 import type { IndexStore, RoundRef } from "./index-store.js";
+import type { ByteLru } from "./lru.js";
 
 const encoder = new TextEncoder();
 
@@ -37,6 +38,35 @@ export async function kvGetMany<T>(kv: KVNamespace, keys: readonly string[], typ
     }
   }
   return out;
+}
+
+/**
+ * JSON values of `keys`, through an isolate LRU in front of one bulk KV read
+ * (a generator's tail buckets: query-df.ts, policy-tail.ts). `partial`: a
+ * value the read did not return (failed or missing).
+ */
+export async function kvGetCachedJson<T>(
+  kv: KVNamespace,
+  keys: readonly string[],
+  lru: ByteLru<T>,
+  onFailure: string,
+): Promise<{ got: Map<string, T>; partial: boolean }> {
+  const got = new Map<string, T>();
+  const missing = [...new Set(keys)].filter((k) => {
+    const hit = lru.get(k);
+    if (hit) got.set(k, hit);
+    return !hit;
+  });
+  const read = await kvGetMany<T>(kv, missing, "json", onFailure);
+  let partial = false;
+  for (const k of missing) {
+    const v = read.get(k);
+    if (v) {
+      lru.set(k, v);
+      got.set(k, v);
+    } else partial = true;
+  }
+  return { got, partial };
 }
 
 export class KvCachedStore implements IndexStore {
