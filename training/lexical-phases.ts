@@ -12,7 +12,8 @@ import { type PolicyVocabulary, queryCandidates } from "../core/policy-candidate
 import type { PolicyParams } from "../core/policy-features.js";
 import type { QueryGenerator } from "../core/query-generator.js";
 import { KEYWORD_RANKER, rankerName } from "../core/ranker.js";
-import { compactRewardInputOf, ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
+import { ItemRewardContext, REWARD_LIMITS } from "../core/reward.js";
+import { itemRewardTables } from "../core/reward-tables.js";
 import { Rng } from "../core/rng.js";
 import { decodeQuery } from "../core/set-policy.js";
 import { type HistoryPoint, loadParams, saveParams } from "./checkpoint.js";
@@ -318,7 +319,7 @@ export function runItemPhase(
   );
   const visible = new Set(qIndexSets.flat());
   // The current item sets' index and vocabulary served only that decoding: the phase makes new sets, which get
-  // their own. Dropped now, they are not held beside the phase's candidates, reward input and workers (at 1M items
+  // their own. Dropped now, they are not held beside the phase's candidates, reward tables and workers (at 1M items
   // they are gigabytes).
   perItemSets.delete(itemSets);
   progress.mark?.(`item-${round}: query index decoded`);
@@ -330,14 +331,14 @@ export function runItemPhase(
   const qVocab = currentQueryVocabulary(data, state, opts);
   const cands = storeCandidates(data, qVocab, visible, opts, parallel ? 0 : undefined, items);
   // The candidate workers sit idle through the steps, each with its heap (the n-gram df, its shard): ended here, so
-  // that they and the GRPO workers never hold memory at once, nor they and the reward input's making; the decoding
+  // that they and the GRPO workers never hold memory at once, nor they and the reward tables' making; the decoding
   // pass after starts them again (the same shards, so the same sets).
   if (parallel) closeWorkers(data);
   progress.mark?.(`item-${round}: candidates stored`);
+  // App. B.3's tables, built once (core/reward-tables.ts): only what the frozen query index can match, each item's
+  // S_i ∪ {i} made and filtered in turn. With workers, on SharedArrayBuffers: every GRPO worker reads this one copy.
   // Click supervision: the judged items per query (the item reward leaves an unjudged pair at weight 0: missing).
-  // Compacted (core/reward.ts): only what the frozen query index can match, the same rewards in a fraction of the
-  // memory, each item's S_i ∪ {i} made and filtered in turn.
-  const rewardInput = compactRewardInputOf(
+  const rewardTables = itemRewardTables(
     {
       itemNames: data.names,
       querySets: qIndexSets,
@@ -345,8 +346,9 @@ export function runItemPhase(
       judged: data.train.map((q) => q.judged),
     },
     (i) => itemIndexSet(data, itemSets, i),
+    parallel ? (bytes) => new SharedArrayBuffer(bytes) : undefined,
   );
-  progress.mark?.(`item-${round}: reward input`);
+  progress.mark?.(`item-${round}: reward tables`);
   let reward: (i: number, k: readonly string[]) => number = () => 0;
   if (opts.ablations.itemReward === "transposed-f1") {
     const relQ = new Map<number, Set<number>>();
@@ -354,8 +356,8 @@ export function runItemPhase(
       for (const i of q.relevant) relQ.set(i, (relQ.get(i) ?? new Set()).add(j));
     });
     reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
-  } else if (!parallel) reward = itemRewardFn(new ItemRewardContext(rewardInput));
-  const workers = parallel ? new ParallelItemPhase(opts.workers as number, cands, rewardInput, state.item, TRAIN_DEFAULTS.groupSize, items) : null;
+  } else if (!parallel) reward = itemRewardFn(new ItemRewardContext(rewardTables));
+  const workers = parallel ? new ParallelItemPhase(opts.workers as number, cands, rewardTables, state.item, TRAIN_DEFAULTS.groupSize, items) : null;
   const perEpoch = Math.ceil(cands.count / TRAIN_DEFAULTS.batch.item);
   progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
   try {

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { f1FromCounts } from "../../core/metrics.js";
 import { normalizeKeyword } from "../../core/normalize.js";
-import { compactRewardInput, ItemRewardContext, queryReward } from "../../core/reward.js";
+import { ItemRewardContext, queryReward } from "../../core/reward.js";
+import { itemRewardTables } from "../../core/reward-tables.js";
 
 const VOCAB = ["a", "b", "c", "d", "e", "f", "g h", "i"];
 
@@ -82,18 +83,27 @@ describe("item reward (eq. 2.3, App. B.3)", () => {
     );
   });
 
-  it("compacted to what the query sets can match, gives exactly the same rewards", () => {
+  it("keeps in its tables only what the query sets can match, item by item, and gives the whole input's rewards", () => {
     fc.assert(
       fc.property(instance, ({ items, queries, rel, candidate }) => {
         const itemSets = items.map((it) => itemKeywordSet(it));
         const names = items.map((it) => normalizeKeyword(it.name));
         const relevant = queries.map((_, q) => new Set((rel[q] ?? []).filter((i) => i < items.length)));
-        const input = { itemSets, itemNames: names, querySets: queries, relevant };
-        const full = new ItemRewardContext(input);
-        const compact = compactRewardInput(input);
+        const full = new ItemRewardContext({ itemSets, itemNames: names, querySets: queries, relevant });
+        const made: number[] = [];
+        const tables = itemRewardTables({ itemNames: names, querySets: queries, relevant }, (i) => {
+          made.push(i);
+          return itemSets[i] ?? [];
+        });
+        expect(made).toEqual(items.map((_, i) => i)); // each item's set asked for once, in order
         const inQueries = new Set(queries.flat());
-        expect(compact.itemSets.flat().every((k) => inQueries.has(k))).toBe(true);
-        const small = new ItemRewardContext(compact);
+        expect(tables.keywords.every((k) => inQueries.has(k))).toBe(true);
+        items.forEach((_, i) => {
+          const kept = [...tables.itemKeywords.subarray(tables.itemStart[i], tables.itemStart[i + 1])].map((k) => tables.keywords[k]);
+          expect(kept).toEqual((itemSets[i] ?? []).filter((k) => inQueries.has(k)));
+          expect(tables.names[i]).toBe(inQueries.has(names[i] ?? "") ? tables.keywords.indexOf(names[i] ?? "") : -1);
+        });
+        const small = new ItemRewardContext(tables);
         expect(small.referenceTotal()).toBe(full.referenceTotal());
         items.forEach((_, i) => {
           expect(small.reward(i, candidate)).toBe(full.reward(i, candidate));

@@ -5,13 +5,13 @@
  * each step's batch is cut into chunks (grpo-map.ts), the chunks are spread
  * over N worker threads (chunk c on worker c mod N) that map them, and this
  * thread reduces their gradient sums in chunk order and takes the Adam step.
- * The workers read the phase's candidate file and hold their own reward
- * context (App. B.3), built once per phase; each step sends the dense weights
+ * The workers read the phase's candidate file and App. B.3's reward tables,
+ * built once per phase on SharedArrayBuffers (one copy for all); each step sends the dense weights
  * and the keyword weights the previous step moved. Results depend on the seed,
  * never on N.
  */
 import type { PolicyParams } from "../../core/policy-features.js";
-import type { ItemRewardInput } from "../../core/reward.js";
+import type { ItemRewardTables } from "../../core/reward-tables.js";
 import type { Rng } from "../../core/rng.js";
 import type { CandidateStore } from "../candidate-store.js";
 import { type AdamState, adamStep } from "../optimizer.js";
@@ -19,7 +19,6 @@ import type { StepStats } from "../phase.js";
 import { type ChunkResult, chunkTasks, MAP_DEFAULTS, reduceChunks, type SftTask } from "./grpo-map.js";
 import type { ItemStepMessage, ItemWorkerData } from "./item-worker.js";
 import { WorkerPool } from "./pool.js";
-import { packRewardInput } from "./reward-input.js";
 
 export class ParallelItemPhase {
   private readonly pool: WorkerPool;
@@ -28,7 +27,7 @@ export class ParallelItemPhase {
   constructor(
     workers: number,
     private readonly store: CandidateStore,
-    reward: ItemRewardInput | null,
+    reward: ItemRewardTables | null,
     params: PolicyParams,
     private readonly groupSize: number,
     /** The item of each of the store's records, when it holds a sample of the items (training/lexical-phases.ts trainedItems). */
@@ -36,7 +35,7 @@ export class ParallelItemPhase {
   ) {
     const file = store.file;
     if (!file) throw new Error("a data-parallel item phase needs its candidates in a file (buildCandidateStore with budget 0)");
-    const data: ItemWorkerData = { file, reward: reward && packRewardInput(reward), items, keywordWeights: [...params.keywordWeights], groupSize };
+    const data: ItemWorkerData = { file, reward, items, keywordWeights: [...params.keywordWeights], groupSize };
     this.pool = new WorkerPool(new URL("./item-worker.ts", import.meta.url), workers, () => ({ ...data }));
   }
 
