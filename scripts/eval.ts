@@ -12,11 +12,13 @@ import { loadLabels, loadQueries } from "../training/data/wands.js";
 import { buildTextIndex, evaluateBm25, evaluateKeywords, toEvalQueries } from "../training/evaluate.js";
 import { llmQueryKeywords } from "../training/llm/evaluate-llm.js";
 import { readManifest, readRoundIndex, roundDir, wholeQueryGenerator } from "../training/round-artifact.js";
+import { useRunTempRoot } from "../training/temp-root.js";
 import { intOption, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE = "npm run eval -- --method bm25|keywords [--round N] [--split dev|train] [--queries FILE --labels FILE] [--base-url URL] [--json]";
 
 runCli(async () => {
+  useRunTempRoot(); // every temporary file of the run in one folder, removed at exit or by the next run
   const args = parseCli(
     {
       method: { type: "string" },

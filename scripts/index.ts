@@ -14,6 +14,7 @@ import { loadQueries, type Query } from "../training/data/wands.js";
 import { BATCH_DEFAULTS } from "../training/llm/batch.js";
 import { buildLlmRound, removeCheckpoints } from "../training/llm/index-round.js";
 import { readRound, roundDir, writeRound } from "../training/round-artifact.js";
+import { useRunTempRoot } from "../training/temp-root.js";
 import { intOption, isEntry, parseCli, runCli, UsageError } from "./cli.js";
 
 const USAGE =
@@ -26,6 +27,7 @@ export interface IndexHooks {
 }
 
 export async function indexCommand(hooks: IndexHooks = {}): Promise<void> {
+  useRunTempRoot(); // every temporary file of the run in one folder, removed at exit or by the next run
   const args = parseCli(
     {
       generator: { type: "string" },

@@ -30,6 +30,7 @@ import { artifactsDir, readManifest, roundDir, writeRound } from "../training/ro
 import { buildRound0 } from "../training/round0.js";
 import { clickRelevanceOf } from "../training/supervision/clicks.js";
 import { defaultSupervision, hasLabels, isSupervision, loadCatalogOnly, type Supervision } from "../training/supervision/supervision.js";
+import { useRunTempRoot } from "../training/temp-root.js";
 import { intOption, isEntry, parseCli, rankerOption, runCli, UsageError } from "./cli.js";
 import { writeVerlBundle } from "./train-verl.js";
 
@@ -59,6 +60,7 @@ export interface TrainHooks {
 }
 
 export async function trainCommand(hooks: TrainHooks = {}): Promise<void> {
+  useRunTempRoot(); // every temporary file of the run in one folder, removed at exit or by the next run
   const args = parseCli(
     {
       backend: { type: "string" },

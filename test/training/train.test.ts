@@ -2,7 +2,7 @@
  * `npm run train` on the synthetic catalogue: rounds in the round format,
  * determinism for a seed, and resume after a kill.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -48,19 +48,31 @@ describe("npm run train (lexical, synthetic data)", () => {
   it("resumes a killed run from its last completed phase and ends where an uninterrupted run does", () => {
     const ref = mkdtempSync(join(tmpdir(), "cogr-train-ref-"));
     const killed = mkdtempSync(join(tmpdir(), "cogr-train-kill-"));
+    // The killed runs' temporary files (products' text, candidate files) go to their own run folder under TMPDIR.
+    const tmp = mkdtempSync(join(tmpdir(), "cogr-train-tmp-"));
+    const ours = () => readdirSync(tmp).filter((f) => f.startsWith("cogr-")); // tsx keeps its own folder there too
     expect(runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: ref }).status).toBe(0);
     const killing = join("test", "support", "train-killed.ts"); // npm run train with a real SIGKILL after a phase
-    const dead = runEntry(killing, ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TEST_KILL_AFTER: "query-1" });
+    const dead = runEntry(killing, ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TEST_KILL_AFTER: "query-1", TMPDIR: tmp });
     expect([null, 137]).toContain(dead.status); // SIGKILL right after query-1 was checkpointed
     expect(dead.stdout).toMatch(/query-1: dev F1/);
     expect(dead.stdout).not.toMatch(/item-1: dev F1/);
+    // SIGKILL runs no exit hook: the run's folder, with its products' text, is left behind.
+    const left = ours();
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatch(/^cogr-run-[0-9]+-/);
+    expect(readdirSync(join(tmp, left[0] as string)).some((f) => f.startsWith("cogr-products-"))).toBe(true);
     // Killed again after an item phase: the resumed run must start from that round's carried-over item sets.
-    const again = runEntry(killing, ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TEST_KILL_AFTER: "item-1" });
+    const again = runEntry(killing, ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TEST_KILL_AFTER: "item-1", TMPDIR: tmp });
     expect([null, 137]).toContain(again.status);
     expect(again.stdout).not.toMatch(/sft: dev F1|query-1: dev F1/);
     expect(again.stdout).toMatch(/item-1: dev F1/);
-    const resumed = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed });
+    // The next run removed the dead run's folder; it left its own.
+    expect(ours()).toHaveLength(1);
+    expect(ours()).not.toContain(left[0]);
+    const resumed = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, TMPDIR: tmp });
     expect(resumed.status).toBe(0);
+    expect(ours()).toEqual([]); // its own removed at exit, the dead one's before it began
     expect(resumed.stdout).not.toMatch(/sft: dev F1|query-1: dev F1|item-1: dev F1/);
     expect(resumed.stdout).toMatch(/query-2: dev F1/);
     expect(checksums(killed, 2)).toEqual(checksums(ref, 2));
