@@ -98,11 +98,24 @@ export function planQuery(generated: Iterable<string>, rawQuery: string, terms: 
   return { keywords, words, weights: words.map((w) => (typed.has(w) ? terms.queryWordWeight : 1)) };
 }
 
-/** Sorted union of the keyword postings: the item ordinals of I_ret(q). */
+/**
+ * Sorted union of the keyword postings: the item ordinals of I_ret(q).
+ * Several lists are merged through a bitmap over the ordinals when it is
+ * small next to them (a common query at a million items: a dozen lists,
+ * 300k entries, under 1M ordinals: marking and one scan of 31k words,
+ * against sorting 300k numbers, was most of a warm search); else by sorting
+ * their concatenation. Both give the same sorted, distinct ordinals.
+ */
 export function unionPostings(lists: Iterable<Uint32Array>): Uint32Array {
   const parts = [...lists];
   let size = 0;
-  for (const p of parts) size += p.length;
+  let max = 0; // each list is ascending: its last entry is its largest (unionByBitmap checks it)
+  for (const p of parts) {
+    size += p.length;
+    if (p.length > 0 && (p[p.length - 1] as number) > max) max = p[p.length - 1] as number;
+  }
+  const merged = parts.length > 1 && max >>> 5 <= size * UNION_BITMAP_WORDS_PER_ENTRY ? unionByBitmap(parts, size, max) : null;
+  if (merged) return merged;
   const all = new Uint32Array(size);
   let at = 0;
   for (const p of parts) {
@@ -115,6 +128,32 @@ export function unionPostings(lists: Iterable<Uint32Array>): Uint32Array {
     if (n === 0 || all[j] !== all[n - 1]) all[n++] = all[j] as number;
   }
   return all.subarray(0, n);
+}
+
+/** A bitmap's 32-bit words per list entry up to which unionPostings marks and scans rather than sorts. */
+const UNION_BITMAP_WORDS_PER_ENTRY = 4;
+
+/** Null when a list is not ascending after all (an entry past `max`): then the caller sorts. */
+function unionByBitmap(parts: readonly Uint32Array[], size: number, max: number): Uint32Array | null {
+  const bits = new Int32Array((max >>> 5) + 1);
+  for (const p of parts) {
+    for (let j = 0; j < p.length; j++) {
+      const x = p[j] as number;
+      if (x > max) return null;
+      bits[x >>> 5] = (bits[x >>> 5] as number) | (1 << (x & 31));
+    }
+  }
+  const out = new Uint32Array(size);
+  let n = 0;
+  for (let wj = 0; wj < bits.length; wj++) {
+    let w = bits[wj] as number;
+    while (w !== 0) {
+      const low = w & -w; // lowest set bit first: ascending ordinals
+      out[n++] = wj * 32 + 31 - Math.clz32(low);
+      w ^= low;
+    }
+  }
+  return out.subarray(0, n);
 }
 
 /** BM25 scores of the candidates, words added in the plan's sorted order, each term times its weight (1 when none is given). */

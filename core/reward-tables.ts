@@ -83,7 +83,7 @@ function int32(alloc: TableAlloc, n: number): Int32Array {
   return new Int32Array(alloc(n * 4));
 }
 
-/** Lists of ints by owner (CSR): `lists(owner)` gives owner's values; owners 0 .. n − 1. */
+/** Lists of ints by owner (CSR), owners 0 .. n − 1 in turn: `each(owner, push)` pushes the owner's values. */
 function csr(alloc: TableAlloc, n: number, each: (owner: number, push: (v: number) => void) => void): { start: Int32Array; values: Int32Array } {
   const start = int32(alloc, n + 1);
   const values = new IntList();
@@ -112,7 +112,7 @@ export function queriesOf(t: ItemRewardTables, keywordIds: Iterable<number>, mar
 }
 
 /** Whether sorted `values[a .. b)` holds `v`. */
-export function holds(values: Int32Array, a: number, b: number, v: number): boolean {
+function holds(values: Int32Array, a: number, b: number, v: number): boolean {
   let [lo, hi] = [a, b];
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
@@ -164,11 +164,13 @@ export function itemRewardTables(source: ItemRewardSource, setOf: (item: number)
   });
   const names = int32(alloc, nItems);
   source.itemNames.forEach((n, i) => {
-    names[i] = id.get(n) ?? -1;
+    names[i] = n === "" ? -1 : (id.get(n) ?? -1); // no name: nothing added to a candidate
   });
   // Relevance by item: count, then fill in query order, so each item's queries come out ascending.
   const relStart = int32(alloc, nItems + 1);
-  for (const rel of source.relevant) for (const i of rel) if (i < nItems) relStart[i + 1] = (relStart[i + 1] as number) + 1;
+  source.relevant.forEach((rel) => {
+    for (const i of rel) if (i < nItems) relStart[i + 1] = (relStart[i + 1] as number) + 1;
+  });
   for (let i = 0; i < nItems; i++) relStart[i + 1] = (relStart[i + 1] as number) + (relStart[i] as number);
   const relQueries = int32(alloc, relStart[nItems] as number);
   const fill = relStart.slice(0, nItems);

@@ -13,8 +13,6 @@ import { f1FromCounts } from "./metrics.js";
 import { normalizeKeyword } from "./normalize.js";
 import { type ItemRewardSource, type ItemRewardTables, isRelevant, itemRewardTables, queriesOf, referenceTotalOf, weightOf } from "./reward-tables.js";
 
-export type { ItemRewardSource, ItemRewardTables } from "./reward-tables.js";
-
 export const REWARD_LIMITS = { kMax: 30 } as const;
 
 /** Eq. 2.2. `keywordCount` is |S_q| as generated (before adding q itself). */
@@ -50,7 +48,7 @@ const NONE: readonly string[] = Object.freeze([]);
  * rewards either way.
  */
 export class ItemRewardContext {
-  readonly tables: ItemRewardTables;
+  private readonly tables: ItemRewardTables;
   private readonly keywordId: Map<string, number>;
   private readonly refMark: Int32Array;
   private readonly candMark: Int32Array;
@@ -73,6 +71,7 @@ export class ItemRewardContext {
   /** Eq. 2.3 for item `item` and candidate keywords S_i (raw; normalised here). */
   reward(item: number, candidate: readonly string[], kMax: number = REWARD_LIMITS.kMax): number {
     const t = this.tables;
+    if (!(item >= 0 && item < t.names.length)) throw new RangeError(`item ${item} is not one of the ${t.names.length} items`);
     const cand = new Set<string>();
     for (const k of candidate) {
       const n = normalizeKeyword(k);

@@ -5,6 +5,7 @@ import { f1FromCounts } from "../../core/metrics.js";
 import { normalizeKeyword } from "../../core/normalize.js";
 import { ItemRewardContext, queryReward } from "../../core/reward.js";
 import { itemRewardTables } from "../../core/reward-tables.js";
+import { ReferenceItemReward } from "../support/reward-reference.js";
 
 const VOCAB = ["a", "b", "c", "d", "e", "f", "g h", "i"];
 
@@ -119,5 +120,48 @@ describe("item reward (eq. 2.3, App. B.3)", () => {
     expect(ctx.reward(0, ["a"])).toBe(0);
     expect(ctx.reward(0, ["a", "b", "c"], 2)).toBe(-1);
     expect(ctx.reward(0, ["b"])).toBeCloseTo(-1); // the only relevant retrieval is lost: F1 1 → 0
+  });
+});
+
+describe("item reward against the reference (the state as maps and sets, test/support/reward-reference.ts)", () => {
+  const instance = fc.record({
+    items: fc.array(fc.record({ name: fc.constantFrom("x", "y", "a", "g h", ""), keywords: fc.array(fc.constantFrom(...VOCAB), { maxLength: 5 }) }), {
+      minLength: 1,
+      maxLength: 20,
+    }),
+    queries: fc.array(fc.array(fc.constantFrom(...VOCAB, "x"), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }),
+    rel: fc.array(fc.array(fc.nat(24), { maxLength: 6 }), { maxLength: 12 }),
+    judged: fc.array(fc.option(fc.array(fc.nat(24), { maxLength: 8 })), { maxLength: 12 }),
+    weight: fc.constantFrom(0, 0.1, 1 / 3, 0.7),
+    candidates: fc.array(fc.subarray([...VOCAB, "z", "Y", "X"], { maxLength: 6 }), { minLength: 1, maxLength: 4 }),
+  });
+
+  it("gives the same rewards and reference total bit for bit, duplicates and unjudged weights included", () => {
+    fc.assert(
+      fc.property(instance, ({ items, queries, rel, judged, weight, candidates }) => {
+        // Duplicated keywords in item and query sets, relevant ordinals past the items: as the reference took them.
+        const itemSets = items.map((it) => [...it.keywords, normalizeKeyword(it.name)].filter((k) => k !== ""));
+        const input = {
+          itemSets,
+          itemNames: items.map((it) => normalizeKeyword(it.name)),
+          querySets: queries,
+          relevant: queries.map((_, q) => new Set(rel[q] ?? [])),
+          judged: queries.map((_, q) => (judged[q] ? new Set(judged[q]) : undefined)),
+          unjudgedWeight: weight,
+        };
+        const ours = new ItemRewardContext(input);
+        const ref = new ReferenceItemReward(input);
+        expect(Object.is(ours.referenceTotal(), ref.referenceTotal())).toBe(true);
+        items.forEach((_, i) => {
+          for (const c of candidates) {
+            const [a, b] = [ours.reward(i, c), ref.reward(i, c)];
+            expect(Object.is(a, b), `item ${i}, ${JSON.stringify(c)}: ${a} against ${b}`).toBe(true);
+          }
+          expect(ours.reward(i, ["a", "b", "c"], 2)).toBe(-1);
+        });
+        expect(() => ours.reward(items.length, ["a"])).toThrow(RangeError);
+      }),
+      { numRuns: 400 },
+    );
   });
 });

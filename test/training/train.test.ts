@@ -2,7 +2,7 @@
  * `npm run train` on the synthetic catalogue: rounds in the round format,
  * determinism for a seed, and resume after a kill.
  */
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -60,7 +60,7 @@ describe("npm run train (lexical, synthetic data)", () => {
     // SIGKILL runs no exit hook: the run's folder, with its products' text, is left behind.
     const left = ours();
     expect(left).toHaveLength(1);
-    expect(left[0]).toMatch(/^cogr-run-[0-9]+-/);
+    expect(left[0]).toMatch(/^cogr-run-[0-9]+@/);
     expect(readdirSync(join(tmp, left[0] as string)).some((f) => f.startsWith("cogr-products-"))).toBe(true);
     // Killed again after an item phase: the resumed run must start from that round's carried-over item sets.
     const again = runEntry(killing, ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, COGR_TEST_KILL_AFTER: "item-1", TMPDIR: tmp });
@@ -73,6 +73,7 @@ describe("npm run train (lexical, synthetic data)", () => {
     const resumed = runScript("train.ts", ARGS, { COGR_DATA: synth.dir, COGR_ARTIFACTS: killed, TMPDIR: tmp });
     expect(resumed.status).toBe(0);
     expect(ours()).toEqual([]); // its own removed at exit, the dead one's before it began
+    rmSync(tmp, { recursive: true, force: true });
     expect(resumed.stdout).not.toMatch(/sft: dev F1|query-1: dev F1|item-1: dev F1/);
     expect(resumed.stdout).toMatch(/query-2: dev F1/);
     expect(checksums(killed, 2)).toEqual(checksums(ref, 2));

@@ -6,9 +6,9 @@
  * over N worker threads (chunk c on worker c mod N) that map them, and this
  * thread reduces their gradient sums in chunk order and takes the Adam step.
  * The workers read the phase's candidate file and App. B.3's reward tables,
- * built once per phase on SharedArrayBuffers (one copy for all); each step sends the dense weights
- * and the keyword weights the previous step moved. Results depend on the seed,
- * never on N.
+ * built once per phase on SharedArrayBuffers (one copy for all); each step
+ * sends the dense weights and the keyword weights the previous step moved.
+ * Results depend on the seed, never on N.
  */
 import type { PolicyParams } from "../../core/policy-features.js";
 import type { ItemRewardTables } from "../../core/reward-tables.js";
