@@ -31,7 +31,18 @@ import { BM25_DEFAULTS, idf, termScore } from "./bm25.js";
 import { lowerBound } from "./collections.js";
 import { filterOrdinals } from "./filters.js";
 import type { WordPosting } from "./postings.js";
-import { executeQuery, type FetchedPostings, type Hit, type IndexStats, type PageOptions, type QueryPlan, type SearchPage, unionPostings } from "./retrieve.js";
+import {
+  executeQuery,
+  type FetchedPostings,
+  type Hit,
+  type IndexStats,
+  type PageOptions,
+  type QueryPlan,
+  rankTop,
+  type SearchPage,
+  unionPostings,
+} from "./retrieve.js";
+import { scoreFromBlocks } from "./score-blocks.js";
 import { keywordKey, wordKey } from "./shard.js";
 import { decodeSubBlock, decodeWordBlock, isBoundedWordBlock, type SubBlocks, wordSubBlocks } from "./word-blocks.js";
 
@@ -222,6 +233,19 @@ export function executeTopK(
     plan.words.length > wordsMax ||
     (plan.weights ?? []).some((x) => !(x >= 0 && Number.isFinite(x)))
   ) {
+    // A page inside I_ret(q): score every candidate from the blocks (score-blocks.ts), as executeQuery scores the
+    // joined postings, without joining them; the postings are joined only if asked for (explanations).
+    if (offset < candidates.length && (!opts.related || want <= candidates.length)) {
+      const scores = scoreFromBlocks(candidates, plan, blocks, stats, opts.params);
+      const order = rankTop(scores, candidates, Math.min(candidates.length, want));
+      const hits: Hit[] = [];
+      for (let j = offset; j < Math.min(order.length, want); j++) {
+        const c = order[j] as number;
+        hits.push({ item: candidates[c] as number, score: scores[c] as number });
+      }
+      const fetched = (): FetchedPostings => ({ keywords, words: wordPostingsFromBlocks(plan, blocks, candidates, want) });
+      return { page: { total: candidates.length, hits, ...(opts.keepRetrieved ? { retrieved: candidates } : {}) }, fetched, visited: null };
+    }
     // The keyword postings are decoded already: only the word postings remain (as postingsFromBlocks reads them).
     const fetched = { keywords, words: wordPostingsFromBlocks(plan, blocks, candidates, want) };
     return { page: executeQuery(plan, fetched, stats, opts), fetched: () => fetched, visited: null };
