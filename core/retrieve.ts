@@ -172,18 +172,36 @@ export function scoreCandidates(
     const weight = weights?.[wj] ?? 1;
     const p = postings.get(w);
     if (!p || p.items.length === 0) continue;
-    const idfW = idf(stats.itemCount, p.df ?? p.items.length);
-    // Both lists are sorted: a linear merge visits each posting once.
-    let c = 0;
-    for (let j = 0; j < p.items.length && c < candidates.length; j++) {
-      const item = p.items[j] as number;
-      while (c < candidates.length && (candidates[c] as number) < item) c++;
-      if (c < candidates.length && candidates[c] === item) {
-        scores[c] = (scores[c] as number) + weight * termScore(idfW, p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params);
-      }
-    }
+    mergeTerms(scores, candidates, 0, p, weight, idf(stats.itemCount, p.df ?? p.items.length), stats.avgLength, params);
   }
   return scores;
+}
+
+/**
+ * Adds one word's terms (times `weight`) to the scores of the candidates its
+ * posting holds, both lists ascending: a linear merge from candidate `from`
+ * that visits each entry once. Returns where the merge stopped, for a posting
+ * that goes on in a next piece (core/score-blocks.ts scores block by block).
+ */
+export function mergeTerms(
+  scores: Float64Array,
+  candidates: Uint32Array,
+  from: number,
+  p: WordPosting,
+  weight: number,
+  idfW: number,
+  avgLength: number,
+  params: Bm25Params,
+): number {
+  let c = from;
+  for (let j = 0; j < p.items.length && c < candidates.length; j++) {
+    const item = p.items[j] as number;
+    while (c < candidates.length && (candidates[c] as number) < item) c++;
+    if (c < candidates.length && candidates[c] === item) {
+      scores[c] = (scores[c] as number) + weight * termScore(idfW, p.tfs[j] as number, p.lengths[j] as number, avgLength, params);
+    }
+  }
+  return c;
 }
 
 /** Does candidate a rank after candidate b? Score descending, then item ordinal ascending: a strict total order. */

@@ -9,8 +9,8 @@
  * items (5–12 words, up to 130k entries each) were a large part of a search.
  */
 import { blocksHolding, type PostingBlock, postingCount } from "./blocks.js";
-import { BM25_DEFAULTS, type Bm25Params, idf, termScore } from "./bm25.js";
-import type { IndexStats, QueryPlan } from "./retrieve.js";
+import { BM25_DEFAULTS, type Bm25Params, idf } from "./bm25.js";
+import { type IndexStats, mergeTerms, type QueryPlan } from "./retrieve.js";
 import { wordKey } from "./shard.js";
 import { decodeWordBlock } from "./word-blocks.js";
 
@@ -30,16 +30,8 @@ export function scoreFromBlocks(
     // The word's df is its whole posting's, as wordPostingsFromBlocks gives it.
     const idfW = idf(stats.itemCount, postingCount(all));
     let c = 0;
-    for (const block of blocksHolding(all, candidates)) {
-      const p = decodeWordBlock(block.data);
-      for (let j = 0; j < p.items.length && c < candidates.length; j++) {
-        const item = p.items[j] as number;
-        while (c < candidates.length && (candidates[c] as number) < item) c++;
-        if (c < candidates.length && candidates[c] === item) {
-          scores[c] = (scores[c] as number) + weight * termScore(idfW, p.tfs[j] as number, p.lengths[j] as number, stats.avgLength, params);
-        }
-      }
-    }
+    for (const block of blocksHolding(all, candidates))
+      c = mergeTerms(scores, candidates, c, decodeWordBlock(block.data), weight, idfW, stats.avgLength, params);
   }
   return scores;
 }
