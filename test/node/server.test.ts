@@ -219,6 +219,9 @@ describe("npm start", () => {
       expect(
         await page.evaluate(`[${q}.getAttribute("role"), ${q}.getAttribute("aria-controls"), document.getElementById("suggestions").getAttribute("role")]`),
       ).toEqual(["combobox", "suggestions", "listbox"]);
+      // The page's script must have run (its input listener attached) before keys are typed: on a loaded CI machine the
+      // focus can come first, and keys typed before the listener show no suggestions.
+      await page.waitFor(`document.readyState === "complete"`);
       await page.type("wood ch");
       await page.waitFor(`!document.getElementById("suggestions").hidden`);
       const texts = await page.evaluate<string[]>(`${options}.map((o) => o.dataset.text)`);
