@@ -13,7 +13,7 @@
 import { lowerBound } from "./collections.js";
 import { filterOrdinals } from "./filters.js";
 import { decodeKeywordPosting, encodeKeywordPosting, type WordPosting } from "./postings.js";
-import { type FetchedPostings, type QueryPlan, unionPostings } from "./retrieve.js";
+import { bitmapOrdinals, type FetchedPostings, type QueryPlan, UNION_BITMAP_WORDS_PER_ENTRY, unionPostings } from "./retrieve.js";
 import { keywordKey, wordKey } from "./shard.js";
 import { ByteReader, ByteWriter } from "./varint.js";
 import { decodeWordBlock, encodeWordBlock, WORD_BLOCK } from "./word-blocks.js";
@@ -90,6 +90,61 @@ export function joinKeywordBlocks(blocks: readonly PostingBlock[]): Uint32Array 
     at += p.length;
   }
   return out;
+}
+
+/**
+ * I_ret(q) straight from the keyword postings' blocks: unionPostings over
+ * their joined lists, the same ordinals, but where it would mark a bitmap the
+ * blocks' varints are decoded into the bitmap itself, with no list decoded
+ * and copied first (a common query at a million items: a dozen keyword
+ * lists, ~90k entries). The blocks' first, last and count give the bitmap's
+ * size; a block they do not describe (an entry past `last`, another count,
+ * bytes left over) takes the joined path, which decodes (and refuses) it as
+ * it always has.
+ */
+export function unionKeywordBlocks(postings: readonly (readonly PostingBlock[])[]): Uint32Array {
+  let size = 0;
+  let max = 0;
+  let lists = 0;
+  for (const blocks of postings) {
+    if (blocks.length > 0) lists++;
+    for (const b of blocks) {
+      size += b.count;
+      if (b.last > max) max = b.last;
+    }
+  }
+  const bits = lists > 1 && max >>> 5 <= size * UNION_BITMAP_WORDS_PER_ENTRY ? markKeywordBlocks(postings, max) : null;
+  return bits ? bitmapOrdinals(bits, size) : unionPostings(postings.map(joinKeywordBlocks));
+}
+
+/** A bitmap over [0, max] of the blocks' entries; null where a block is not as its first, last and count say. */
+function markKeywordBlocks(postings: readonly (readonly PostingBlock[])[], max: number): Int32Array | null {
+  const bits = new Int32Array((max >>> 5) + 1);
+  for (const blocks of postings) {
+    for (const b of blocks) {
+      const bytes = b.data;
+      const r = new ByteReader(bytes);
+      if (r.uint() !== b.count) return null;
+      let at = r.pos;
+      let x = 0;
+      for (let j = 0; j < b.count; j++) {
+        // One-byte deltas read in place, longer ones by r (as decodeKeywordPosting reads them).
+        let delta = bytes[at] as number;
+        if (delta < 0x80) at++;
+        else {
+          if (at >= bytes.length) return null;
+          r.pos = at;
+          delta = r.uint();
+          at = r.pos;
+        }
+        x += delta;
+        if (x > b.last) return null;
+        bits[x >>> 5] = (bits[x >>> 5] as number) | (1 << (x & 31));
+      }
+      if (at !== bytes.length) return null;
+    }
+  }
+  return bits;
 }
 
 /** The word posting of the given blocks (all of a list's, or the ones that hold candidates), with the list's df. */

@@ -130,8 +130,8 @@ export function unionPostings(lists: Iterable<Uint32Array>): Uint32Array {
   return all.subarray(0, n);
 }
 
-/** A bitmap's 32-bit words per list entry up to which unionPostings marks and scans rather than sorts. */
-const UNION_BITMAP_WORDS_PER_ENTRY = 4;
+/** A bitmap's 32-bit words per list entry up to which a union marks and scans rather than sorts. */
+export const UNION_BITMAP_WORDS_PER_ENTRY = 4;
 
 /** Null when a list is not ascending after all (an entry past `max`): then the caller sorts. */
 function unionByBitmap(parts: readonly Uint32Array[], size: number, max: number): Uint32Array | null {
@@ -143,6 +143,11 @@ function unionByBitmap(parts: readonly Uint32Array[], size: number, max: number)
       bits[x >>> 5] = (bits[x >>> 5] as number) | (1 << (x & 31));
     }
   }
+  return bitmapOrdinals(bits, size);
+}
+
+/** The ordinals a bitmap marks, ascending; `size` is at least their number (the marked lists' total length). */
+export function bitmapOrdinals(bits: Int32Array, size: number): Uint32Array {
   const out = new Uint32Array(size);
   let n = 0;
   for (let wj = 0; wj < bits.length; wj++) {

@@ -4,7 +4,8 @@
  * `executeQuery` (the reference, core/retrieve.ts), bit for bit, while
  * scoring only the candidates that can still reach it.
  *
- * I_ret(q) is the union of the keyword postings, decoded whole, so `total`
+ * I_ret(q) is the union of the keyword postings, decoded whole (straight into
+ * a bitmap where one fits: core/blocks.ts unionKeywordBlocks), so `total`
  * stays exact: counting needs no scores. Each word's sub-blocks
  * (core/word-blocks.ts) bound their entries' BM25 term by the largest
  * termScore over their (tf, length) frontier, which no entry exceeds for any
@@ -26,23 +27,13 @@
  * is the reference's exactly (test/core/topk.test.ts checks it on random
  * indexes, k1 and b).
  */
-import { blocksHolding, concatWordPostings, joinKeywordBlocks, type PostingBlock, postingCount, wordPostingsFromBlocks } from "./blocks.js";
+import { blocksHolding, concatWordPostings, joinKeywordBlocks, type PostingBlock, postingCount, unionKeywordBlocks, wordPostingsFromBlocks } from "./blocks.js";
 import { BM25_DEFAULTS, idf, termScore } from "./bm25.js";
 import { lowerBound } from "./collections.js";
 import { filterOrdinals } from "./filters.js";
 import type { WordPosting } from "./postings.js";
-import {
-  executeQuery,
-  type FetchedPostings,
-  type Hit,
-  type IndexStats,
-  type PageOptions,
-  type QueryPlan,
-  rankTop,
-  type SearchPage,
-  unionPostings,
-} from "./retrieve.js";
-import { scoreFromBlocks } from "./score-blocks.js";
+import { executeQuery, type FetchedPostings, type Hit, type IndexStats, type PageOptions, type QueryPlan, rankTop, type SearchPage } from "./retrieve.js";
+import { type BlockTermsCache, scoreFromBlocks } from "./score-blocks.js";
 import { keywordKey, wordKey } from "./shard.js";
 import { decodeSubBlock, decodeWordBlock, isBoundedWordBlock, type SubBlocks, wordSubBlocks } from "./word-blocks.js";
 
@@ -207,19 +198,27 @@ export function executeTopK(
   blocks: ReadonlyMap<string, readonly PostingBlock[]>,
   stats: IndexStats,
   opts: PageOptions = {},
-  /** Below `smallSet` candidates or over `wordsMax` words, the reference path; `chunk` candidates a bound (tests make them small, to prune small sets). */
-  tuning: { readonly smallSet?: number; readonly chunk?: number; readonly wordsMax?: number } = {},
+  /**
+   * Below `smallSet` candidates or over `wordsMax` words, the reference path; `chunk` candidates a bound (tests make
+   * them small, to prune small sets); `blockTerms`, an isolate's decoded blocks for the exhaustive path (score-blocks.ts).
+   */
+  tuning: { readonly smallSet?: number; readonly chunk?: number; readonly wordsMax?: number; readonly blockTerms?: BlockTermsCache } = {},
 ): TopKResult {
   const smallSet = tuning.smallSet ?? SMALL_SET;
   const wordsMax = tuning.wordsMax ?? TOPK_WORDS_MAX;
   const CHUNK = tuning.chunk ?? TOPK_CHUNK;
-  const keywords = new Map<string, Uint32Array>();
-  for (const k of plan.keywords) {
+  const keywordBlocks = plan.keywords.flatMap((k) => {
     const b = blocks.get(keywordKey(k));
-    if (b) keywords.set(k, joinKeywordBlocks(b));
-  }
+    return b ? [[k, b] as const] : [];
+  });
+  // The keyword postings as lists are only read by explanations and the related tail: decoded then, not for I_ret(q).
+  let decodedKeywords: Map<string, Uint32Array> | null = null;
+  const keywordLists = () => {
+    decodedKeywords ??= new Map(keywordBlocks.map(([k, b]) => [k, joinKeywordBlocks(b)]));
+    return decodedKeywords;
+  };
   // Filters (core/filters.ts) narrow I_ret(q) before anything is ranked or counted, as executeQuery narrows it.
-  const union = unionPostings(keywords.values());
+  const union = unionKeywordBlocks(keywordBlocks.map(([, b]) => b));
   const candidates = opts.filter ? filterOrdinals(union, opts.filter) : union;
   const offset = opts.offset ?? 0;
   const want = offset + (opts.limit ?? Number.POSITIVE_INFINITY);
@@ -236,18 +235,18 @@ export function executeTopK(
     // A page inside I_ret(q): score every candidate from the blocks (score-blocks.ts), as executeQuery scores the
     // joined postings, without joining them; the postings are joined only if asked for (explanations).
     if (offset < candidates.length && (!opts.related || want <= candidates.length)) {
-      const scores = scoreFromBlocks(candidates, plan, blocks, stats, opts.params);
+      const scores = scoreFromBlocks(candidates, plan, blocks, stats, opts.params, tuning.blockTerms);
       const order = rankTop(scores, candidates, Math.min(candidates.length, want));
       const hits: Hit[] = [];
       for (let j = offset; j < Math.min(order.length, want); j++) {
         const c = order[j] as number;
         hits.push({ item: candidates[c] as number, score: scores[c] as number });
       }
-      const fetched = (): FetchedPostings => ({ keywords, words: wordPostingsFromBlocks(plan, blocks, candidates, want) });
+      const fetched = (): FetchedPostings => ({ keywords: keywordLists(), words: wordPostingsFromBlocks(plan, blocks, candidates, want) });
       return { page: { total: candidates.length, hits, ...(opts.keepRetrieved ? { retrieved: candidates } : {}) }, fetched, visited: null };
     }
     // The keyword postings are decoded already: only the word postings remain (as postingsFromBlocks reads them).
-    const fetched = { keywords, words: wordPostingsFromBlocks(plan, blocks, candidates, want) };
+    const fetched = { keywords: keywordLists(), words: wordPostingsFromBlocks(plan, blocks, candidates, want) };
     return { page: executeQuery(plan, fetched, stats, opts), fetched: () => fetched, visited: null };
   }
   const params = opts.params ?? BM25_DEFAULTS;
@@ -334,7 +333,7 @@ export function executeTopK(
     const c = order[j] as number;
     hits.push({ item: candidates[c] as number, score: scores[c] as number });
   }
-  const fetched = (): FetchedPostings => ({ keywords, words: new Map(words.map((w) => [w.word, decodedPosting(w.units, w.df)])) });
+  const fetched = (): FetchedPostings => ({ keywords: keywordLists(), words: new Map(words.map((w) => [w.word, decodedPosting(w.units, w.df)])) });
   return { page: { total: candidates.length, hits, ...(opts.keepRetrieved ? { retrieved: candidates } : {}) }, fetched, visited };
 }
 

@@ -34,7 +34,7 @@ export class ByteWriter {
 
 export class ByteReader {
   pos = 0;
-  constructor(private readonly bytes: Uint8Array) {}
+  constructor(readonly bytes: Uint8Array) {}
 
   uint(): number {
     // Most varints of a posting (dense deltas, tf, bag lengths) are one byte: that path stays small enough to inline.

@@ -159,13 +159,38 @@ function decodeEntries(r: ByteReader, n: number, prev: number): WordPosting {
   const items = new Uint32Array(n);
   const tfs = new Uint32Array(n);
   const lengths = new Uint32Array(n);
+  const bytes = r.bytes;
   let item = prev;
+  // One-byte values (most deltas, tfs and lengths) are read in place; longer ones by r.
+  let at = r.pos;
   for (let j = 0; j < n; j++) {
-    item += r.uint();
+    let v = bytes[at] as number;
+    if (v < 0x80) at++;
+    else {
+      r.pos = at;
+      v = r.uint();
+      at = r.pos;
+    }
+    item += v;
     items[j] = item;
-    tfs[j] = r.uint();
-    lengths[j] = r.uint();
+    v = bytes[at] as number;
+    if (v < 0x80) at++;
+    else {
+      r.pos = at;
+      v = r.uint();
+      at = r.pos;
+    }
+    tfs[j] = v;
+    v = bytes[at] as number;
+    if (v < 0x80) at++;
+    else {
+      r.pos = at;
+      v = r.uint();
+      at = r.pos;
+    }
+    lengths[j] = v;
   }
+  r.pos = at;
   return { items, tfs, lengths };
 }
 
@@ -178,10 +203,14 @@ export function decodeSubBlock(data: Uint8Array, subs: SubBlocks, s: number): Wo
   return out;
 }
 
-/** A word block of either format, decoded whole. */
-export function decodeWordBlock(data: Uint8Array): WordPosting {
-  if (!isBoundedWordBlock(data)) return decodeWordPosting(data);
+/**
+ * Where a word block's entry stream starts and how many entries it holds, for
+ * either format: a format-3 header is stepped over, not read into a table.
+ * The stream runs to the block's end as (delta ordinal, tf, item length).
+ */
+export function wordEntries(data: Uint8Array): { readonly count: number; readonly offset: number } {
   const r = new ByteReader(data);
+  if (!isBoundedWordBlock(data)) return { count: r.uint(), offset: r.pos };
   r.uint();
   const n = r.uint();
   const count = Math.ceil(n / Math.max(1, r.uint()));
@@ -191,7 +220,16 @@ export function decodeWordBlock(data: Uint8Array): WordPosting {
     const points = r.uint();
     for (let q = 0; q < 2 * points; q++) r.uint();
   }
-  const out = decodeEntries(r, n, 0);
+  return { count: n, offset: r.pos };
+}
+
+/** A word block of either format, decoded whole. */
+export function decodeWordBlock(data: Uint8Array): WordPosting {
+  if (!isBoundedWordBlock(data)) return decodeWordPosting(data);
+  const { count, offset } = wordEntries(data);
+  const r = new ByteReader(data);
+  r.pos = offset;
+  const out = decodeEntries(r, count, 0);
   if (!r.done) throw new RangeError("trailing bytes in word block");
   return out;
 }

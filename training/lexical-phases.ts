@@ -338,26 +338,30 @@ export function runItemPhase(
   // App. B.3's tables, built once (core/reward-tables.ts): only what the frozen query index can match, each item's
   // S_i ∪ {i} made and filtered in turn. With workers, on SharedArrayBuffers: every GRPO worker reads this one copy.
   // Click supervision: the judged items per query (the item reward leaves an unjudged pair at weight 0: missing).
-  const rewardTables = itemRewardTables(
-    {
-      itemNames: data.names,
-      querySets: qIndexSets,
-      relevant: data.train.map((q) => q.relevant),
-      judged: data.train.map((q) => q.judged),
-    },
-    (i) => itemIndexSet(data, itemSets, i),
-    parallel ? (bytes) => new SharedArrayBuffer(bytes) : undefined,
-  );
-  progress.mark?.(`item-${round}: reward tables`);
+  // The transposed-F1 ablation scores items without them, so it builds none.
+  const transposed = opts.ablations.itemReward === "transposed-f1";
+  const rewardTables = transposed
+    ? null
+    : itemRewardTables(
+        {
+          itemNames: data.names,
+          querySets: qIndexSets,
+          relevant: data.train.map((q) => q.relevant),
+          judged: data.train.map((q) => q.judged),
+        },
+        (i) => itemIndexSet(data, itemSets, i),
+        parallel ? (bytes) => new SharedArrayBuffer(bytes) : undefined,
+      );
+  if (rewardTables) progress.mark?.(`item-${round}: reward tables`);
   let reward: (i: number, k: readonly string[]) => number = () => 0;
-  if (opts.ablations.itemReward === "transposed-f1") {
+  if (!rewardTables) {
     const relQ = new Map<number, Set<number>>();
     data.train.forEach((q, j) => {
       for (const i of q.relevant) relQ.set(i, (relQ.get(i) ?? new Set()).add(j));
     });
     reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
   } else if (!parallel) reward = itemRewardFn(new ItemRewardContext(rewardTables));
-  const workers = parallel ? new ParallelItemPhase(opts.workers as number, cands, rewardTables, state.item, TRAIN_DEFAULTS.groupSize, items) : null;
+  const workers = parallel && rewardTables ? new ParallelItemPhase(opts.workers as number, cands, rewardTables, state.item, TRAIN_DEFAULTS.groupSize, items) : null;
   const perEpoch = Math.ceil(cands.count / TRAIN_DEFAULTS.batch.item);
   progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
   try {

@@ -8,7 +8,7 @@ import { INDEX_FORMAT_VERSION, indexHeader, parseIndexHeader } from "../../core/
 import { keywordKey, wordKey } from "../../core/shard.js";
 import { executeTopK } from "../../core/topk.js";
 import { decodeSubBlock, decodeWordBlock, frontierOf, wordSubBlocks } from "../../core/word-blocks.js";
-import { wordPostings } from "../support/arbitraries.js";
+import { bm25Params, wordPostings } from "../support/arbitraries.js";
 
 const VOCAB = ["chair", "arm chair", "red", "red chair", "red red chair", "table", "oak table", "lamp", "desk lamp", "sofa", "wood", "gray sofa", "bed"];
 
@@ -103,7 +103,7 @@ describe("block-max top-k", () => {
           fc.record({ limit: fc.integer({ min: 1, max: 5 }), offset: fc.integer({ min: 0, max: 5 }), related: fc.boolean() }),
           fc.record({ limit: fc.integer({ min: 1, max: 30 }), offset: fc.integer({ min: 0, max: 300 }), related: fc.boolean() }),
         ),
-        fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }),
+        bm25Params,
         (items, generated, raw, size, page, params) => {
           const index = KeywordIndex.build(items.map((r, j) => ({ id: String(j), ...r })));
           const plan = planQuery(generated, raw);
@@ -176,7 +176,7 @@ describe("block-max top-k", () => {
           limit: fc.integer({ min: 1, max: 12 }),
           offset: fc.integer({ min: 0, max: 4 }),
         }),
-        fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }),
+        bm25Params,
         fc.option(fc.array(fc.constantFrom(0, 0.5, 1, 1.7, 3), { minLength: 3, maxLength: 3 }), { nil: undefined }),
         fc.option(fc.record({ mod: fc.integer({ min: 2, max: 5 }), keepRetrieved: fc.boolean() }), { nil: undefined }),
         ({ n, words, retrieved }, t, params, weights, filtered) => {

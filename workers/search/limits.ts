@@ -5,6 +5,11 @@ export const SERVING_LIMITS = {
   limitDefault: 10,
   /** In-isolate posting LRU budget (Workers give an isolate 128 MB). */
   postingLruBytes: 16 * 2 ** 20,
+  /**
+   * In-isolate LRU of word blocks decoded with their BM25 terms (core/score-blocks.ts, 12 bytes an entry): at a million
+   * items the five common queries' words hold ~850k entries, ~10 MB.
+   */
+  blockTermsLruBytes: 12 * 2 ** 20,
   /** In-isolate LRU of item rows shown in results. */
   itemLruBytes: 8 * 2 ** 20,
   /** In-isolate LRU of generated query keywords (in front of the KV keyword cache). */

@@ -13,6 +13,7 @@ import type { FacetValue } from "../../core/filters.js";
 import { firstPassPlan, NO_HINTS, type SearchHints, searchHints } from "../../core/hints.js";
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
+import type { BlockTermsCache } from "../../core/score-blocks.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
 import { executeTopK } from "../../core/topk.js";
 import type { Catalog, ItemRow } from "./catalog.js";
@@ -55,7 +56,7 @@ export interface SearchOptions {
 }
 
 export async function runSearch(
-  deps: { store: IndexStore; catalog: Catalog; kv?: KVNamespace },
+  deps: { store: IndexStore; catalog: Catalog; kv?: KVNamespace; blockTerms?: BlockTermsCache },
   round: ServingManifest,
   query: string,
   generated: QueryKeywords,
@@ -71,12 +72,18 @@ export async function runSearch(
   ]);
   const keep = narrowed?.keep ?? undefined;
   // Block-max top-k (core/topk.ts): the reference's page exactly, scoring only what can reach it; filters narrow I_ret(q) first.
-  const ranked = executeTopK(plan, blocks, round.stats, {
-    ...page,
-    related: true,
-    ...(keep ? { filter: keep } : {}),
-    keepRetrieved: (narrowed?.facets.length ?? 0) > 0,
-  });
+  const ranked = executeTopK(
+    plan,
+    blocks,
+    round.stats,
+    {
+      ...page,
+      related: true,
+      ...(keep ? { filter: keep } : {}),
+      keepRetrieved: (narrowed?.facets.length ?? 0) > 0,
+    },
+    deps.blockTerms ? { blockTerms: deps.blockTerms } : {},
+  );
   const { total, hits, related, retrieved } = ranked.page;
   const fetched = opts.explain ? ranked.fetched() : null;
   const rows = await deps.catalog.itemsByOrdinal(

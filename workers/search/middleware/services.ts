@@ -1,8 +1,10 @@
 /**
- * Builds each request's services from the bindings. The posting LRU lives at
- * module scope: one per isolate, shared by its requests, with a fixed budget.
+ * Builds each request's services from the bindings. The posting LRU and the
+ * decoded blocks' LRU live at module scope: one per isolate, shared by its
+ * requests, each with a fixed budget.
  */
 import { createMiddleware } from "hono/factory";
+import type { BlockTermsCache } from "../../../core/score-blocks.js";
 import { type Env, intVar, shardDatabases } from "../bindings.js";
 import { Catalog } from "../catalog.js";
 import type { KeywordDeps } from "../keywords.js";
@@ -12,13 +14,16 @@ import { firstPassHints } from "../pipeline.js";
 import { D1IndexStore } from "../store/d1-store.js";
 import type { IndexStore } from "../store/index-store.js";
 import { KvCachedStore } from "../store/kv-store.js";
-import { LruCachedStore, newPostingLru } from "../store/lru-store.js";
+import { LruCachedStore, newBlockTermsLru, newPostingLru } from "../store/lru-store.js";
 
 export const postingLru = newPostingLru();
+export const blockTermsLru = newBlockTermsLru();
 
 export interface Services {
   readonly catalog: Catalog;
   readonly store: IndexStore;
+  /** Decoded word blocks, for ranking (core/score-blocks.ts). */
+  readonly blockTerms: BlockTermsCache;
   readonly keywordDeps: KeywordDeps;
 }
 
@@ -43,6 +48,7 @@ export const services = createMiddleware<ServicesEnv>(async (c, next) => {
   c.set("services", {
     catalog,
     store,
+    blockTerms: blockTermsLru,
     keywordDeps: {
       firstPass: (round, query, topK) => firstPassHints({ store, catalog }, round, query, topK),
       kv: env.CACHE,

@@ -46,10 +46,10 @@ export const searchRoute = createRoute({
 type Page = { limit: number; offset: number; explain: boolean; verbatim: boolean; narrowing: Narrowing };
 
 async function searchRound(c: Context<ServicesEnv>, round: ServingManifest, q: string, page: Page) {
-  const { catalog, store, keywordDeps } = c.var.services;
+  const { catalog, store, keywordDeps, blockTerms } = c.var.services;
   const generated = await queryKeywords(keywordDeps, round, q, page.verbatim);
   const answer = await runSearch(
-    { store, catalog, kv: c.env.CACHE },
+    { store, catalog, kv: c.env.CACHE, blockTerms },
     round,
     q,
     generated,

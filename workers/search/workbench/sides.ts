@@ -63,10 +63,10 @@ export interface SideRun {
 const NO_KEYWORDS: QueryKeywords = { keywords: [], source: "raw", corrected: null };
 
 export async function runSide(c: Context<ServicesEnv>, side: Side, q: string, run: Bm25Run | undefined, explain: boolean): Promise<SideRun> {
-  const { catalog, store, keywordDeps } = c.var.services;
+  const { catalog, store, keywordDeps, blockTerms } = c.var.services;
   if (side.kind === "round") {
     const generated = await queryKeywords(keywordDeps, side.round, q);
-    const answer = await runSearch({ store, catalog }, side.round, q, generated, { limit: SIDE_LIMITS.depth, offset: 0 }, { explain });
+    const answer = await runSearch({ store, catalog, blockTerms }, side.round, q, generated, { limit: SIDE_LIMITS.depth, offset: 0 }, { explain });
     return { side, generated, results: answer.results, retrieved: answer.total, retrieves: (_id, o) => o !== undefined && answer.retrieves(o) };
   }
   if (!run) return { side, generated: NO_KEYWORDS, results: [], retrieved: null, retrieves: () => false };
