@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { loadQueryCorrector, loadQueryGenerator } from "../../core/query-generator.js";
 import { planQuery } from "../../core/retrieve.js";
+import { SERVING_LIMITS } from "../../workers/search/limits.js";
+import { blockTermsLru } from "../../workers/search/middleware/services.js";
 import { type WireRound, wireIndex } from "../support/wire-round.js";
-import { getJson, publish, testRounds } from "./helpers.js";
+import { clearIsolateCaches, getJson, publish, testRounds } from "./helpers.js";
 
 const rounds = await testRounds();
 
@@ -10,6 +12,11 @@ type Answer = { total: number; related: number | null; keywords: string[]; resul
 
 async function compare(input: WireRound, queries: readonly string[], limit: number) {
   expect(await publish(input)).toBe("published");
+  return compareAnswers(input, queries, limit);
+}
+
+/** Asks the worker each query and compares its answer with core's over the round (published already). */
+async function compareAnswers(input: WireRound, queries: readonly string[], limit: number) {
   const index = wireIndex(input);
   const generate = loadQueryGenerator(input.queryGenerator, index);
   if (!generate) throw new Error("test round needs a CPU generator");
@@ -55,6 +62,20 @@ describe("worker = core", () => {
       "velvte sofa for the bed",
     ];
     expect(await compare(rounds.synthetic0, queries, 100)).toBeGreaterThan(100);
+  });
+
+  it("from the isolate's decoded word blocks (core/score-blocks.ts): cold, then warm", async () => {
+    clearIsolateCaches();
+    expect(blockTermsLru.size).toBe(0);
+    // Pages inside I_ret(q) (past it, the related tail is ranked from joined postings, not from blocks).
+    const queries = ["chair", "wood chair", "lamp", "glass table", "velvte sofa for the bed"];
+    expect(await compare(rounds.synthetic0, queries, 5)).toBeGreaterThan(15);
+    const kept = blockTermsLru.size;
+    expect(kept).toBeGreaterThan(0);
+    expect(blockTermsLru.bytes).toBeLessThanOrEqual(SERVING_LIMITS.blockTermsLruBytes);
+    // The same searches again read the kept terms (none is made anew) and answer as core does.
+    expect(await compareAnswers(rounds.synthetic0, queries, 5)).toBeGreaterThan(15);
+    expect(blockTermsLru.size).toBe(kept);
   });
 
   it("under the text ranker and a blend, the related tail included", async () => {

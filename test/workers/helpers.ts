@@ -11,7 +11,7 @@ import { clearRoundCache, itemLru } from "../../workers/search/catalog.js";
 import { clearServingConfigCache } from "../../workers/search/experiments/live.js";
 import { clearGeneratorCache, keywordLru } from "../../workers/search/keywords.js";
 import { resetBreakers } from "../../workers/search/llm-breaker.js";
-import { postingLru } from "../../workers/search/middleware/services.js";
+import { blockTermsLru, postingLru } from "../../workers/search/middleware/services.js";
 import { tailBucketLru } from "../../workers/search/policy-tail.js";
 import { dfBucketLru } from "../../workers/search/query-df.js";
 import { clearReadyCache } from "../../workers/search/routes/ready.js";
@@ -53,6 +53,7 @@ export function clearIsolateCaches(opts: { keepGenerators?: boolean } = {}): voi
   clearRoundCache();
   clearServingConfigCache();
   postingLru.clear();
+  blockTermsLru.clear();
   itemLru.clear();
   keywordLru.clear();
   dfBucketLru.clear();
