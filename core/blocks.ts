@@ -113,18 +113,21 @@ export function unionKeywordBlocks(postings: readonly (readonly PostingBlock[])[
       if (b.last > max) max = b.last;
     }
   }
-  const bits = lists > 1 && max >>> 5 <= size * UNION_BITMAP_WORDS_PER_ENTRY ? markKeywordBlocks(postings, max) : null;
+  // An ordinal past 2^32 - 1 is no ordinal (and would wrap the bitmap's size): such a block takes the joined path.
+  const bits = lists > 1 && max <= 0xffffffff && max >>> 5 <= size * UNION_BITMAP_WORDS_PER_ENTRY ? markKeywordBlocks(postings, max) : null;
   return bits ? bitmapOrdinals(bits, size) : unionPostings(postings.map(joinKeywordBlocks));
 }
 
 /** A bitmap over [0, max] of the blocks' entries; null where a block is not as its first, last and count say. */
 function markKeywordBlocks(postings: readonly (readonly PostingBlock[])[], max: number): Int32Array | null {
+  // The bitmap's size rests on the blocks' counts: each is checked against the count its bytes start with first.
+  for (const blocks of postings) for (const b of blocks) if (new ByteReader(b.data).uint() !== b.count) return null;
   const bits = new Int32Array((max >>> 5) + 1);
   for (const blocks of postings) {
     for (const b of blocks) {
       const bytes = b.data;
       const r = new ByteReader(bytes);
-      if (r.uint() !== b.count) return null;
+      r.uint();
       let at = r.pos;
       let x = 0;
       for (let j = 0; j < b.count; j++) {

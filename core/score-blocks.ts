@@ -53,14 +53,23 @@ export interface BlockTerms {
   readonly b: number;
 }
 
-/** Where BlockTerms are kept between searches, by the block's bytes (the same object while the posting cache holds it). */
+/**
+ * Where BlockTerms are kept between searches, by a block's key (blockTermsKey: its word and first ordinal, unique
+ * within a round). A block it does not admit is read in place: making terms that would not be kept costs about half
+ * again a search's ranking.
+ */
 export interface BlockTermsCache {
-  get(data: Uint8Array): BlockTerms | undefined;
-  set(data: Uint8Array, terms: BlockTerms): void;
+  get(key: string): BlockTerms | undefined;
+  /** Whether terms of `entries` entries made for this key would be kept. */
+  admits(key: string, entries: number): boolean;
+  set(key: string, terms: BlockTerms): void;
 }
 
-/** What a BlockTerms holds in memory: 12 bytes an entry, and its object. */
-export const blockTermsBytes = (t: BlockTerms) => t.items.byteLength + t.terms.byteLength + 96;
+/** A word block's key in a BlockTermsCache: its posting key and first ordinal (a round's blocks of a word are disjoint). */
+export const blockTermsKey = (postingKey: string, block: PostingBlock) => `${postingKey}@${block.first}`;
+
+/** What the BlockTerms of `entries` entries hold in memory: 12 bytes an entry, and the object. */
+export const blockTermsBytes = (entries: number) => entries * 12 + 96;
 
 export function scoreFromBlocks(
   candidates: Uint32Array,
@@ -74,27 +83,27 @@ export function scoreFromBlocks(
   if (candidates.length === 0) return scores;
   const extent = (candidates[candidates.length - 1] as number) + 1;
   if (extent > POSITION_MAP.itemsMax) return mergeFromBlocks(scores, candidates, plan, blocks, stats, params);
-  if (positions.length < extent) positions = new Int32Array(Math.min(POSITION_MAP.itemsMax, Math.max(extent, stats.itemCount)));
+  if (positions.length < extent) positions = new Int32Array(Math.min(POSITION_MAP.itemsMax, Math.max(extent, stats.itemCount || 0)));
   for (let c = 0; c < candidates.length; c++) positions[candidates[c] as number] = c + 1;
   try {
     for (let wj = 0; wj < plan.words.length; wj++) {
-      const all = blocks.get(wordKey(plan.words[wj] as string));
+      const key = wordKey(plan.words[wj] as string);
+      const all = blocks.get(key);
       if (!all) continue;
       // The word's df is its whole posting's, as wordPostingsFromBlocks gives it.
       const idfW = idf(stats.itemCount, postingCount(all));
       const weight = plan.weights?.[wj] ?? 1;
       termTable.fill(Number.NaN);
       for (const block of blocksHolding(all, candidates)) {
-        if (!cache) {
-          addBlockTerms(scores, block.data, weight, idfW, stats.avgLength, params);
-          continue;
-        }
-        let kept = cache.get(block.data);
-        if (!kept || kept.idf !== idfW || kept.avgLength !== stats.avgLength || kept.k1 !== params.k1 || kept.b !== params.b) {
+        const k = cache ? blockTermsKey(key, block) : "";
+        let kept = cache?.get(k);
+        if (kept && !keptFor(kept, idfW, stats.avgLength, params)) kept = undefined;
+        if (!kept && cache?.admits(k, block.count)) {
           kept = blockTerms(block.data, idfW, stats.avgLength, params);
-          cache.set(block.data, kept);
+          cache.set(k, kept);
         }
-        addKeptTerms(scores, kept, weight);
+        if (kept) addKeptTerms(scores, kept, weight);
+        else addBlockTerms(scores, block.data, weight, idfW, stats.avgLength, params);
       }
     }
   } finally {
@@ -152,6 +161,10 @@ function termOf(idfW: number, tf: number, length: number, avgLength: number, par
   }
   return t;
 }
+
+/** Were the kept terms made for these inputs? (Object.is: -0 and NaN as themselves.) */
+const keptFor = (kept: BlockTerms, idfW: number, avgLength: number, params: Bm25Params) =>
+  Object.is(kept.idf, idfW) && Object.is(kept.avgLength, avgLength) && Object.is(kept.k1, params.k1) && Object.is(kept.b, params.b);
 
 /** A block's entries and their terms (through the word's term table, as addBlockTerms computes them). */
 function blockTerms(data: Uint8Array, idfW: number, avgLength: number, params: Bm25Params): BlockTerms {

@@ -361,7 +361,8 @@ export function runItemPhase(
     });
     reward = transposedItemRewardFn(new FrozenIndex(qIndexSets), data.names, relQ);
   } else if (!parallel) reward = itemRewardFn(new ItemRewardContext(rewardTables));
-  const workers = parallel && rewardTables ? new ParallelItemPhase(opts.workers as number, cands, rewardTables, state.item, TRAIN_DEFAULTS.groupSize, items) : null;
+  const workers =
+    parallel && rewardTables ? new ParallelItemPhase(opts.workers as number, cands, rewardTables, state.item, TRAIN_DEFAULTS.groupSize, items) : null;
   const perEpoch = Math.ceil(cands.count / TRAIN_DEFAULTS.batch.item);
   progress.phaseStart(`item-${round}`, opts.epochs.item * perEpoch);
   try {

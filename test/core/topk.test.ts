@@ -149,9 +149,12 @@ describe("block-max top-k", () => {
           const filter = (o: number) => o % mod !== 0;
           const opts = { ...page, filter, keepRetrieved: true };
           const reference = executeQuery(plan, postingsFromBlocks(plan, blocked(index, plan, 16_384, 4), page.offset + page.limit, filter), index, opts);
-          const got = executeTopK(plan, blocked(index, plan, 16_384, 4), index, opts, { smallSet: 0, chunk: 3 });
-          expect(got.page).toEqual(reference);
-          expect(got.page.hits.every((h) => filter(h.item))).toBe(true);
+          // Block-max whatever the number of words, and the worker's choice of path (one word only).
+          for (const wordsMax of [99, undefined]) {
+            const got = executeTopK(plan, blocked(index, plan, 16_384, 4), index, opts, { smallSet: 0, chunk: 3, ...(wordsMax ? { wordsMax } : {}) });
+            expect(got.page).toEqual(reference);
+            expect(got.page.hits.every((h) => filter(h.item))).toBe(true);
+          }
         },
       ),
       { numRuns: 300 },

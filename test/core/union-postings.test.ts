@@ -52,6 +52,9 @@ describe("unionKeywordBlocks", () => {
       { ...block, last: 40 },
       { ...block, count: 3 },
       { ...block, count: 5 },
+      // An ordinal past 2^32 - 1 and a count of a billion: no bitmap sized by them is made.
+      { ...block, last: 2 ** 32 + 100 },
+      { ...block, count: 2 ** 30 },
       { ...block, last: 20_000 },
     ]) {
       expect([...unionKeywordBlocks([[wrong], b])]).toEqual(want);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SERVING_LIMITS } from "../../workers/search/limits.js";
-import { blockTermsLru, postingLru } from "../../workers/search/middleware/services.js";
+import { postingLru } from "../../workers/search/middleware/services.js";
 import { ByteLru } from "../../workers/search/store/lru.js";
-import { newBlockTermsLru, newPostingLru } from "../../workers/search/store/lru-store.js";
+import { newPostingLru } from "../../workers/search/store/lru-store.js";
 
 describe("ByteLru", () => {
   it("never holds more bytes than its budget and evicts the least recently used", () => {
@@ -34,21 +34,5 @@ describe("ByteLru", () => {
     expect(lru.bytes).toBeLessThanOrEqual(10_000);
     expect(lru.size).toBeLessThan(1000);
     expect(postingLru.budgetBytes).toBe(SERVING_LIMITS.postingLruBytes);
-  });
-
-  it("accounts decoded word blocks at 12 bytes an entry, by the block's bytes, with the serving budget", () => {
-    const lru = newBlockTermsLru(10_000);
-    const kept = (n: number) => ({ items: new Uint32Array(n), terms: new Float64Array(n), idf: 1, avgLength: 3, k1: 1.2, b: 0.75 });
-    const first = new Uint8Array(4);
-    lru.set(first, kept(100));
-    expect(lru.bytes).toBe(100 * 12 + 96);
-    // Keyed by the bytes object itself: equal bytes elsewhere are another block.
-    expect(lru.get(new Uint8Array(4))).toBeUndefined();
-    expect(lru.get(first)?.items.length).toBe(100);
-    for (let j = 0; j < 50; j++) {
-      lru.set(new Uint8Array(4), kept(j * 10));
-      expect(lru.bytes).toBeLessThanOrEqual(10_000);
-    }
-    expect(blockTermsLru.budgetBytes).toBe(SERVING_LIMITS.blockTermsLruBytes);
   });
 });

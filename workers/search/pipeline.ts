@@ -13,12 +13,12 @@ import type { FacetValue } from "../../core/filters.js";
 import { firstPassPlan, NO_HINTS, type SearchHints, searchHints } from "../../core/hints.js";
 import { itemKeywordSet } from "../../core/inverted-index.js";
 import { executeQuery, planQuery, type QueryPlan, unionPostings } from "../../core/retrieve.js";
-import type { BlockTermsCache } from "../../core/score-blocks.js";
 import { keywordKey, wordKey } from "../../core/shard.js";
 import { executeTopK } from "../../core/topk.js";
 import type { Catalog, ItemRow } from "./catalog.js";
 import { facetCounts, type Narrowing, narrows, prepareNarrowing } from "./facets.js";
 import type { QueryKeywords } from "./keywords.js";
+import type { KeptBlockTerms } from "./store/block-terms.js";
 import type { IndexStore } from "./store/index-store.js";
 
 export interface SearchResult {
@@ -56,7 +56,7 @@ export interface SearchOptions {
 }
 
 export async function runSearch(
-  deps: { store: IndexStore; catalog: Catalog; kv?: KVNamespace; blockTerms?: BlockTermsCache },
+  deps: { store: IndexStore; catalog: Catalog; kv?: KVNamespace; blockTerms?: KeptBlockTerms },
   round: ServingManifest,
   query: string,
   generated: QueryKeywords,
@@ -82,7 +82,7 @@ export async function runSearch(
       ...(keep ? { filter: keep } : {}),
       keepRetrieved: (narrowed?.facets.length ?? 0) > 0,
     },
-    deps.blockTerms ? { blockTerms: deps.blockTerms } : {},
+    deps.blockTerms ? { blockTerms: deps.blockTerms.forRound(round) } : {},
   );
   const { total, hits, related, retrieved } = ranked.page;
   const fetched = opts.explain ? ranked.fetched() : null;

@@ -4,26 +4,26 @@
  * requests, each with a fixed budget.
  */
 import { createMiddleware } from "hono/factory";
-import type { BlockTermsCache } from "../../../core/score-blocks.js";
 import { type Env, intVar, shardDatabases } from "../bindings.js";
 import { Catalog } from "../catalog.js";
 import type { KeywordDeps } from "../keywords.js";
 import { SERVING_LIMITS } from "../limits.js";
 import { BREAKER_LIMITS } from "../llm-breaker.js";
 import { firstPassHints } from "../pipeline.js";
+import { KeptBlockTerms } from "../store/block-terms.js";
 import { D1IndexStore } from "../store/d1-store.js";
 import type { IndexStore } from "../store/index-store.js";
 import { KvCachedStore } from "../store/kv-store.js";
-import { LruCachedStore, newBlockTermsLru, newPostingLru } from "../store/lru-store.js";
+import { LruCachedStore, newPostingLru } from "../store/lru-store.js";
 
 export const postingLru = newPostingLru();
-export const blockTermsLru = newBlockTermsLru();
+export const blockTermsLru = new KeptBlockTerms();
 
 export interface Services {
   readonly catalog: Catalog;
   readonly store: IndexStore;
-  /** Decoded word blocks, for ranking (core/score-blocks.ts). */
-  readonly blockTerms: BlockTermsCache;
+  /** Word blocks kept decoded, for ranking (core/score-blocks.ts). */
+  readonly blockTerms: KeptBlockTerms;
   readonly keywordDeps: KeywordDeps;
 }
 

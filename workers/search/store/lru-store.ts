@@ -4,7 +4,6 @@
  */
 
 import type { PostingBlock } from "../../../core/blocks.js";
-import { type BlockTerms, blockTermsBytes } from "../../../core/score-blocks.js";
 import { SERVING_LIMITS } from "../limits.js";
 import { blocksBytes, type IndexStore, type RoundRef } from "./index-store.js";
 import { ByteLru } from "./lru.js";
@@ -14,15 +13,6 @@ const ENTRY_OVERHEAD_BYTES = 96;
 
 export function newPostingLru(budgetBytes: number = SERVING_LIMITS.postingLruBytes): ByteLru<PostingBlock[] | null> {
   return new ByteLru<PostingBlock[] | null>(budgetBytes, (key, v) => key.length * 2 + (v ? blocksBytes(v) : 0) + ENTRY_OVERHEAD_BYTES);
-}
-
-/**
- * An isolate's word blocks decoded with their terms (core/score-blocks.ts), by the block's bytes, which stay the same
- * object while the posting LRU holds them: the exhaustive ranking path looks hot words' entries up instead of decoding
- * them on every search. A block the posting LRU has dropped is no longer asked for and ages out here.
- */
-export function newBlockTermsLru(budgetBytes: number = SERVING_LIMITS.blockTermsLruBytes): ByteLru<BlockTerms, Uint8Array> {
-  return new ByteLru<BlockTerms, Uint8Array>(budgetBytes, (_data, v) => blockTermsBytes(v));
 }
 
 export class LruCachedStore implements IndexStore {

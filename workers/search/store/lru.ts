@@ -2,13 +2,13 @@
  * A byte-budgeted LRU (Map iteration order is insertion order, so the first
  * entry is the least recently used). Its size never exceeds the budget.
  */
-export class ByteLru<V, K = string> {
-  private readonly entries = new Map<K, { value: V; bytes: number }>();
+export class ByteLru<V> {
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
   private used = 0;
 
   constructor(
     readonly budgetBytes: number,
-    private readonly sizeOf: (key: K, value: V) => number,
+    private readonly sizeOf: (key: string, value: V) => number,
   ) {}
 
   get bytes(): number {
@@ -19,7 +19,12 @@ export class ByteLru<V, K = string> {
     return this.entries.size;
   }
 
-  get(key: K): V | undefined {
+  /** The least recently used key: the next to go. */
+  get oldest(): string | undefined {
+    return this.entries.keys().next().value;
+  }
+
+  get(key: string): V | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     this.entries.delete(key);
@@ -27,12 +32,12 @@ export class ByteLru<V, K = string> {
     return e.value;
   }
 
-  set(key: K, value: V): void {
+  set(key: string, value: V): void {
     const bytes = this.sizeOf(key, value);
     this.delete(key);
     if (bytes > this.budgetBytes) return; // would evict everything and still not fit
     while (this.used + bytes > this.budgetBytes) {
-      const oldest = this.entries.keys().next().value as K;
+      const oldest = this.entries.keys().next().value as string;
       this.delete(oldest);
     }
     this.entries.set(key, { value, bytes });
@@ -44,7 +49,7 @@ export class ByteLru<V, K = string> {
     this.used = 0;
   }
 
-  delete(key: K): void {
+  delete(key: string): void {
     const e = this.entries.get(key);
     if (e) {
       this.entries.delete(key);
