@@ -74,7 +74,7 @@ runCli(async () => {
   const top = await benchTopK(index, plans);
   const perPosting = (totalMs: number) => `${((totalMs * 1e6) / top.postings).toFixed(1)} ns per posting visited`;
   rows.push({
-    measure: `query: top ${top.pageSize} from blocks, block-max (core/topk.ts)`,
+    measure: `query: top ${top.pageSize} from blocks as the worker ranks them (core/topk.ts: block-max for one-word plans)`,
     value: `p50 ${ms(top.blockMax.p50Ms)}, p99 ${ms(top.blockMax.p99Ms)}`,
     note: `${perPosting(top.blockMax.totalMs)} (${top.postings} postings; ${top.scored} entries decoded or scored)`,
   });
