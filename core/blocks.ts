@@ -13,7 +13,7 @@
 import { lowerBound } from "./collections.js";
 import { filterOrdinals } from "./filters.js";
 import { decodeKeywordPosting, encodeKeywordPosting, type WordPosting } from "./postings.js";
-import { bitmapOrdinals, type FetchedPostings, type QueryPlan, UNION_BITMAP_WORDS_PER_ENTRY, unionPostings } from "./retrieve.js";
+import { bitmapOrdinals, type FetchedPostings, type QueryPlan, unionFitsBitmap, unionPostings } from "./retrieve.js";
 import { keywordKey, wordKey } from "./shard.js";
 import { ByteReader, ByteWriter } from "./varint.js";
 import { decodeWordBlock, encodeWordBlock, WORD_BLOCK } from "./word-blocks.js";
@@ -113,8 +113,7 @@ export function unionKeywordBlocks(postings: readonly (readonly PostingBlock[])[
       if (b.last > max) max = b.last;
     }
   }
-  // An ordinal past 2^32 - 1 is no ordinal (and would wrap the bitmap's size): such a block takes the joined path.
-  const bits = lists > 1 && max <= 0xffffffff && max >>> 5 <= size * UNION_BITMAP_WORDS_PER_ENTRY ? markKeywordBlocks(postings, max) : null;
+  const bits = unionFitsBitmap(lists, size, max) ? markKeywordBlocks(postings, max) : null;
   return bits ? bitmapOrdinals(bits, size) : unionPostings(postings.map(joinKeywordBlocks));
 }
 

@@ -114,7 +114,7 @@ export function unionPostings(lists: Iterable<Uint32Array>): Uint32Array {
     size += p.length;
     if (p.length > 0 && (p[p.length - 1] as number) > max) max = p[p.length - 1] as number;
   }
-  const merged = parts.length > 1 && max >>> 5 <= size * UNION_BITMAP_WORDS_PER_ENTRY ? unionByBitmap(parts, size, max) : null;
+  const merged = unionFitsBitmap(parts.length, size, max) ? unionByBitmap(parts, size, max) : null;
   if (merged) return merged;
   const all = new Uint32Array(size);
   let at = 0;
@@ -131,7 +131,13 @@ export function unionPostings(lists: Iterable<Uint32Array>): Uint32Array {
 }
 
 /** A bitmap's 32-bit words per list entry up to which a union marks and scans rather than sorts. */
-export const UNION_BITMAP_WORDS_PER_ENTRY = 4;
+const UNION_BITMAP_WORDS_PER_ENTRY = 4;
+
+/**
+ * Whether a union of `lists` lists, `size` entries in all, the largest `max`, goes through a bitmap: two lists or
+ * more, and a bitmap small next to them. An ordinal past 2^32 − 1 is none (and would wrap the bitmap's size).
+ */
+export const unionFitsBitmap = (lists: number, size: number, max: number) => lists > 1 && max <= 0xffffffff && max >>> 5 <= size * UNION_BITMAP_WORDS_PER_ENTRY;
 
 /** Null when a list is not ascending after all (an entry past `max`): then the caller sorts. */
 function unionByBitmap(parts: readonly Uint32Array[], size: number, max: number): Uint32Array | null {
@@ -286,6 +292,11 @@ function rankedSlice(
   if (to <= from) return [];
   const scores = scoreCandidates(candidates, plan.words, fetched.words, stats, params, plan.weights);
   const order = rankTop(scores, candidates, Math.min(candidates.length, to));
+  return hitsAt(order, candidates, scores, from, to, related);
+}
+
+/** The hits at ranks [from, to) of `order` (candidate indices in rank order); a related hit is marked so. */
+export function hitsAt(order: ArrayLike<number>, candidates: Uint32Array, scores: Float64Array, from: number, to: number, related = false): Hit[] {
   const hits: Hit[] = [];
   for (let j = from; j < Math.min(order.length, to); j++) {
     const c = order[j] as number;

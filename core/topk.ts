@@ -32,7 +32,7 @@ import { BM25_DEFAULTS, idf, termScore } from "./bm25.js";
 import { lowerBound } from "./collections.js";
 import { filterOrdinals } from "./filters.js";
 import type { WordPosting } from "./postings.js";
-import { executeQuery, type FetchedPostings, type Hit, type IndexStats, type PageOptions, type QueryPlan, rankTop, type SearchPage } from "./retrieve.js";
+import { executeQuery, type FetchedPostings, hitsAt, type IndexStats, type PageOptions, type QueryPlan, rankTop, type SearchPage } from "./retrieve.js";
 import { type BlockTermsCache, scoreFromBlocks } from "./score-blocks.js";
 import { keywordKey, wordKey } from "./shard.js";
 import { decodeSubBlock, decodeWordBlock, isBoundedWordBlock, type SubBlocks, wordSubBlocks } from "./word-blocks.js";
@@ -238,12 +238,7 @@ export function executeTopK(
     // joined postings, without joining them; the postings are joined only if asked for (explanations).
     if (offset < candidates.length && (!opts.related || want <= candidates.length)) {
       const scores = scoreFromBlocks(candidates, plan, blocks, stats, opts.params, tuning.blockTerms);
-      const order = rankTop(scores, candidates, Math.min(candidates.length, want));
-      const hits: Hit[] = [];
-      for (let j = offset; j < Math.min(order.length, want); j++) {
-        const c = order[j] as number;
-        hits.push({ item: candidates[c] as number, score: scores[c] as number });
-      }
+      const hits = hitsAt(rankTop(scores, candidates, Math.min(candidates.length, want)), candidates, scores, offset, want);
       const fetched = (): FetchedPostings => ({ keywords: keywordLists(), words: wordPostingsFromBlocks(plan, blocks, candidates, want) });
       return { page: { total: candidates.length, hits, ...(opts.keepRetrieved ? { retrieved: candidates } : {}) }, fetched, visited: null };
     }
@@ -329,12 +324,7 @@ export function executeTopK(
     visited += to - from;
     for (let c = from; c < to; c++) top.push(c);
   }
-  const order = top.ranked();
-  const hits: Hit[] = [];
-  for (let j = offset; j < Math.min(order.length, want); j++) {
-    const c = order[j] as number;
-    hits.push({ item: candidates[c] as number, score: scores[c] as number });
-  }
+  const hits = hitsAt(top.ranked(), candidates, scores, offset, want);
   const fetched = (): FetchedPostings => ({ keywords: keywordLists(), words: new Map(words.map((w) => [w.word, decodedPosting(w.units, w.df)])) });
   return { page: { total: candidates.length, hits, ...(opts.keepRetrieved ? { retrieved: candidates } : {}) }, fetched, visited };
 }
